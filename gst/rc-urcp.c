@@ -85,6 +85,10 @@ GST_DEBUG_CATEGORY_STATIC (rc_urcp_debug);
  * not until it meets theirs. Alone on the path that level is ~delta^MIN. */
 #define RAMP_EXIT_DELAY_ABS_S 0.010
 #define RAMP_EXIT_LOSS 0.10
+/* The ramp also ends when the source has stayed application-limited (the
+ * target more than twice what is sent) this long: a rate the encoder never
+ * reached cannot be probed, so R^MAX starts at what was received. */
+#define RAMP_APP_LIMITED_TIME (1 * GST_SECOND)
 /* After the ramp, restart at 85 % of what the receiver got, so the queue the
  * ramp built drains instead of standing. */
 #define RAMP_EXIT_DRAIN 0.85
@@ -146,6 +150,7 @@ typedef struct
   GArray *low_ts;               /* GstClockTime, send time per sample */
   GArray *low_delta;            /* gdouble, s */
   gdouble ramp_ref;             /* delay level when the ramp began, s */
+  GstClockTime ramp_limited_since;
   GstClockTime last_ramp_step;
 
   /* timing */
@@ -415,17 +420,24 @@ startup_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble loss,
   }
 
   /* RC_STATE_STARTUP_RAMP */
-  if ((n_recv > 0 && mean_delta > MAX (u->ramp_ref, u->delay.sig_min) +
-          u->delay.sig_min + RAMP_EXIT_DELAY_ABS_S)
-      || loss > RAMP_EXIT_LOSS) {
-    /* What the receiver got, on its own clock, up to its newest arrival. */
-    gdouble got = rc_rate_meter_bps (&u->recv_meter,
-        rc_avg_window_newest (&u->recv_meter.w));
-    gdouble rmax = got > 0 ? MIN (got, u->rate) : u->rate;
-    enter_steady (u, rmax, u->delay.sig_min, now,
-        loss > RAMP_EXIT_LOSS ? "ramp stopped by loss" :
-        "ramp stopped by delay");
-    return;
+  {
+    const gchar *why = NULL;
+    if (n_recv > 0 && mean_delta > MAX (u->ramp_ref, u->delay.sig_min) +
+        u->delay.sig_min + RAMP_EXIT_DELAY_ABS_S)
+      why = "ramp stopped by delay";
+    else if (loss > RAMP_EXIT_LOSS)
+      why = "ramp stopped by loss";
+    else if (GST_CLOCK_TIME_IS_VALID (u->ramp_limited_since) &&
+        now >= u->ramp_limited_since + RAMP_APP_LIMITED_TIME)
+      why = "ramp stopped: application-limited";
+    if (why) {
+      /* What the receiver got, on its own clock, up to its newest arrival. */
+      gdouble got = rc_rate_meter_bps (&u->recv_meter,
+          rc_avg_window_newest (&u->recv_meter.w));
+      gdouble rmax = got > 0 ? MIN (got, u->rate) : u->rate;
+      enter_steady (u, rmax, u->delay.sig_min, now, why);
+      return;
+    }
   }
   if (u->rate >= u->parent.cfg.max_bps) {
     enter_steady (u, u->rate, u->delay.sig_min, now, "ramp reached max");
@@ -439,8 +451,12 @@ startup_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble loss,
     /* Only ramp while the encoder keeps up: a target it never reached must
      * not count as probed (the receive rate would read low and R^MAX with
      * it). Allow the ramp to lead the actual rate by one doubling. */
-    if (sbps <= 0 || u->rate <= 2 * sbps)
+    if (sbps <= 0 || u->rate <= 2 * sbps) {
       u->rate = clamp_rate (u, u->rate * pow (2.0, dt));
+      u->ramp_limited_since = GST_CLOCK_TIME_NONE;
+    } else if (!GST_CLOCK_TIME_IS_VALID (u->ramp_limited_since)) {
+      u->ramp_limited_since = now;
+    }
     u->last_ramp_step = now;
     u->reason = "slow-start ramp";
   }
@@ -678,6 +694,6 @@ rc_urcp_controller_new (const RcConfig * cfg)
   u->rtt_min = u->rtt_last = GST_CLOCK_TIME_NONE;
   u->first_sent = u->phase_start = GST_CLOCK_TIME_NONE;
   u->last_update = u->last_feedback = u->last_tick = GST_CLOCK_TIME_NONE;
-  u->last_ramp_step = GST_CLOCK_TIME_NONE;
+  u->last_ramp_step = u->ramp_limited_since = GST_CLOCK_TIME_NONE;
   return &u->parent;
 }

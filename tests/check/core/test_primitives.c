@@ -1,0 +1,378 @@
+/* Core building blocks: windows, pacer, sequence unwrap, OWD, TWCC parsing,
+ * and the controller's behaviour without feedback. Fixed times only. */
+#define GLIB_DISABLE_DEPRECATION_WARNINGS
+#include <gst/check/gstcheck.h>
+#include "rc-controller.h"
+#include "rc-owd.h"
+#include "rc-pacer.h"
+#include "rc-twcc.h"
+#include "rc-window.h"
+
+#define MS GST_MSECOND
+#define S GST_SECOND
+
+GST_START_TEST (test_avg_window)
+{
+  RcAvgWindow w;
+  gdouble m;
+  guint i;
+
+  rc_avg_window_init (&w, 1 * S, 4);
+  fail_if (rc_avg_window_mean (&w, &m));
+  rc_avg_window_push (&w, 0, 1.0);
+  rc_avg_window_push (&w, 100 * MS, 3.0);
+  fail_unless (rc_avg_window_mean (&w, &m));
+  fail_unless_equals_float (m, 2.0);
+  /* Samples older than the span leave. */
+  rc_avg_window_push (&w, 1050 * MS, 5.0);
+  fail_unless_equals_int (rc_avg_window_len (&w), 2);
+  rc_avg_window_mean (&w, &m);
+  fail_unless_equals_float (m, 4.0);
+  /* Bounded memory: the oldest goes when full. */
+  for (i = 0; i < 10; i++)
+    rc_avg_window_push (&w, 1100 * MS + i, i);
+  fail_unless_equals_int (rc_avg_window_len (&w), 4);
+  rc_avg_window_mean (&w, &m);
+  fail_unless_equals_float (m, (6 + 7 + 8 + 9) / 4.0);
+  rc_avg_window_clear (&w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rate_meter)
+{
+  RcRateMeter m;
+  guint i;
+
+  rc_rate_meter_init (&m, 1 * S);
+  /* 1000 bytes every 10 ms = 800 kbit/s. */
+  for (i = 0; i < 300; i++)
+    rc_rate_meter_add (&m, i * 10 * MS, 1000);
+  fail_unless (fabs (rc_rate_meter_bps (&m, 2990 * MS) - 800e3) < 0.02 * 800e3);
+  /* Idle for 2 s: nothing in the window. */
+  fail_unless_equals_float (rc_rate_meter_bps (&m, 5 * S), 0.0);
+  rc_rate_meter_clear (&m);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pacer_spacing_and_bound)
+{
+  RcPacer p;
+  GstClockTime t = 0;
+  guint i;
+
+  rc_pacer_init (&p, 100 * MS);
+  /* 1250-byte packets at 1 Mbit/s leave 10 ms apart. */
+  for (i = 0; i < 5; i++) {
+    GstClockTime at = rc_pacer_next_send (&p, 0);
+    fail_unless_equals_uint64 (at, i * 10 * MS);
+    rc_pacer_sent (&p, at, 1250, 1000000, 1250);
+    t = at;
+  }
+  /* An idle pacer sends at once and gives no burst credit. */
+  fail_unless_equals_uint64 (rc_pacer_next_send (&p, t + S), t + S);
+  /* 50 kB queued at 1 Mbit/s would take 400 ms; the 100 ms bound raises
+   * the rate to 4 Mbit/s instead of dropping. */
+  fail_unless_equals_uint64 (rc_pacer_effective_rate (&p, 1000000, 50000),
+      4000000);
+  fail_unless_equals_uint64 (rc_pacer_queue_time (&p, 1000000, 50000),
+      100 * MS);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_seq_unwrap)
+{
+  RcSeqUnwrap u;
+  guint64 a, b, c, d;
+
+  rc_seq_unwrap_init (&u);
+  a = rc_seq_unwrap (&u, 65534);
+  b = rc_seq_unwrap (&u, 65535);
+  c = rc_seq_unwrap (&u, 0);
+  d = rc_seq_unwrap (&u, 65533);        /* late, from before the wrap */
+  fail_unless_equals_uint64 (b, a + 1);
+  fail_unless_equals_uint64 (c, a + 2);
+  fail_unless_equals_uint64 (d, a - 1);
+}
+
+GST_END_TEST;
+
+/* delta is OWD - OWD_min whatever the receiver clock's offset. */
+GST_START_TEST (test_owd_offset_and_jump)
+{
+  static const gint64 offsets[] = { 0, 1000 * S, -(gint64) 0 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (offsets); i++) {
+    RcOwd o;
+    gdouble d;
+    GstClockTime base = 10 * S + offsets[i];
+
+    rc_owd_init (&o);
+    rc_owd_sample (&o, 0, base + 50 * MS, &d);
+    fail_unless_equals_float (d, 0.0);
+    rc_owd_sample (&o, 10 * MS, base + 10 * MS + 70 * MS, &d);
+    fail_unless (fabs (d - 0.020) < 1e-9);
+    rc_owd_sample (&o, 20 * MS, base + 20 * MS + 45 * MS, &d);
+    fail_unless_equals_float (d, 0.0);  /* new minimum */
+    /* Receiver restarted: its clock steps back by an hour. */
+    fail_unless_equals_int (rc_owd_sample (&o, 30 * MS, 30 * MS, &d),
+        RC_OWD_RESET);
+    fail_unless_equals_float (d, 0.0);
+  }
+}
+
+GST_END_TEST;
+
+/* A receiver clock 100 ppm fast: after 10 minutes an all-time minimum would
+ * show 60 ms of phantom delay; the drift-following base shows ~none. */
+GST_START_TEST (test_owd_drift)
+{
+  RcOwd o;
+  gdouble d = 0;
+  GstClockTime t;
+
+  rc_owd_init (&o);
+  for (t = 0; t <= 600 * S; t += 20 * MS) {
+    GstClockTime recv = t + 40 * MS + (GstClockTime) (t * 100e-6);
+    rc_owd_sample (&o, t, recv, &d);
+  }
+  fail_unless (d < 0.003, "phantom delay %.1f ms", d * 1000);
+  fail_unless (fabs (rc_owd_skew_ppm (&o) - 100) < 10, "skew %.1f",
+      rc_owd_skew_ppm (&o));
+}
+
+GST_END_TEST;
+
+static GstStructure *
+pkt (guint seq, guint64 local, guint64 remote, gboolean lost)
+{
+  return gst_structure_new ("RTPTWCCPacket", "seqnum", G_TYPE_UINT, seq,
+      "local-ts", G_TYPE_UINT64, local, "remote-ts", G_TYPE_UINT64, remote,
+      "payload-type", G_TYPE_UCHAR, 96, "size", G_TYPE_UINT, 1200,
+      "lost", G_TYPE_BOOLEAN, lost, NULL);
+}
+
+static GstStructure *
+twcc_event_struct (GstStructure ** pkts, guint n)
+{
+  GValueArray *arr = g_value_array_new (n);
+  GstStructure *s = gst_structure_new_empty (RC_TWCC_EVENT_NAME);
+  GValue v = G_VALUE_INIT;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, pkts[i]);
+    g_value_array_append (arr, &v);
+    g_value_unset (&v);
+  }
+  g_value_init (&v, G_TYPE_VALUE_ARRAY);
+  g_value_take_boxed (&v, arr);
+  gst_structure_take_value (s, "packets", &v);
+  return s;
+}
+
+GST_START_TEST (test_twcc_parse_good)
+{
+  GstStructure *p[3] = {
+    pkt (65535, 1 * MS, 100 * MS, FALSE),
+    pkt (0, 2 * MS, GST_CLOCK_TIME_NONE, TRUE),
+    pkt (1, 3 * MS, 103 * MS, FALSE),
+  };
+  GstStructure *s = twcc_event_struct (p, 3);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
+  RcSeqUnwrap u;
+  RcTwccParseInfo info;
+  RcPacketResult *r;
+
+  rc_seq_unwrap_init (&u);
+  fail_unless (rc_twcc_parse (s, &u, out, &info));
+  fail_unless_equals_int (out->len, 3);
+  fail_unless_equals_int (info.n_rejected, 0);
+  r = (RcPacketResult *) out->data;
+  fail_unless_equals_uint64 (r[1].seq, r[0].seq + 1);   /* across the wrap */
+  fail_unless_equals_uint64 (r[2].seq, r[0].seq + 2);
+  fail_unless (r[1].lost && !GST_CLOCK_TIME_IS_VALID (r[1].recv_ts));
+  fail_unless_equals_uint64 (r[2].recv_ts, 103 * MS);
+  fail_unless_equals_uint64 (r[2].send_ts, 3 * MS);
+  g_array_unref (out);
+  gst_structure_free (s);
+}
+
+GST_END_TEST;
+
+/* Every malformed shape is skipped and counted, never trusted. */
+GST_START_TEST (test_twcc_parse_malformed)
+{
+  struct
+  {
+    const gchar *desc;
+    GstStructure *entry;
+    guint rejected;
+  } cases[] = {
+    {"no seqnum", gst_structure_new ("RTPTWCCPacket", "local-ts",
+              G_TYPE_UINT64, (guint64) 1, "remote-ts", G_TYPE_UINT64,
+              (guint64) 2, NULL), 1},
+    {"seqnum over 16 bits", gst_structure_new ("RTPTWCCPacket", "seqnum",
+              G_TYPE_UINT, 70000, "local-ts", G_TYPE_UINT64, (guint64) 1,
+              "remote-ts", G_TYPE_UINT64, (guint64) 2, NULL), 1},
+    {"received without remote-ts", gst_structure_new ("RTPTWCCPacket",
+              "seqnum", G_TYPE_UINT, 5, "local-ts", G_TYPE_UINT64,
+              (guint64) 1, NULL), 1},
+    {"received without local-ts", gst_structure_new ("RTPTWCCPacket",
+              "seqnum", G_TYPE_UINT, 5, "remote-ts", G_TYPE_UINT64,
+              (guint64) 1, NULL), 1},
+    {"negative seqnum", gst_structure_new ("RTPTWCCPacket", "seqnum",
+              G_TYPE_INT, -3, "local-ts", G_TYPE_UINT64, (guint64) 1,
+              "remote-ts", G_TYPE_UINT64, (guint64) 2, NULL), 1},
+    {"lost is a string", gst_structure_new ("RTPTWCCPacket", "seqnum",
+              G_TYPE_UINT, 5, "lost", G_TYPE_STRING, "yes", NULL), 1},
+    {"lost without times is fine", gst_structure_new ("RTPTWCCPacket",
+              "seqnum", G_TYPE_UINT, 5, "lost", G_TYPE_BOOLEAN, TRUE, NULL),
+        0},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstStructure *one[1] = { cases[i].entry };
+    GstStructure *s = twcc_event_struct (one, 1);
+    GArray *out = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
+    RcSeqUnwrap u;
+    RcTwccParseInfo info;
+
+    rc_seq_unwrap_init (&u);
+    fail_unless (rc_twcc_parse (s, &u, out, &info), "%s", cases[i].desc);
+    fail_unless_equals_int (info.n_rejected, cases[i].rejected);
+    fail_unless_equals_int (out->len, 1 - cases[i].rejected);
+    g_array_unref (out);
+    gst_structure_free (s);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_twcc_parse_unusable)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
+  RcSeqUnwrap u;
+  RcTwccParseInfo info;
+  GstStructure *s;
+
+  rc_seq_unwrap_init (&u);
+  s = gst_structure_new_empty (RC_TWCC_EVENT_NAME);
+  fail_if (rc_twcc_parse (s, &u, out, &info));
+  gst_structure_set (s, "packets", G_TYPE_STRING, "nope", NULL);
+  fail_if (rc_twcc_parse (s, &u, out, &info));
+  gst_structure_free (s);
+  s = gst_structure_new_empty ("SomethingElse");
+  fail_if (rc_twcc_parse (s, &u, out, &info));
+  gst_structure_free (s);
+  fail_unless_equals_int (out->len, 0);
+  g_array_unref (out);
+}
+
+GST_END_TEST;
+
+/* No feedback at all: hold the start rate for 1 s, then halve every second
+ * down to min-bitrate, never below. */
+GST_START_TEST (test_no_feedback_hold_then_backoff)
+{
+  RcConfig cfg;
+  RcController *c;
+  GstClockTime t;
+  RcDecision d;
+
+  rc_config_init_defaults (&cfg);
+  cfg.start_bps = 800000;
+  cfg.min_bps = 100000;
+  c = rc_controller_new (&cfg);
+  for (t = 0; t <= 1500 * MS; t += 10 * MS) {
+    rc_controller_on_packet_sent (c, t / (10 * MS), 1000, FALSE, t);
+    rc_controller_on_tick (c, t);
+  }
+  d = rc_controller_get_decision (c);
+  fail_unless_equals_int (d.state, RC_STATE_HOLD);
+  fail_unless_equals_uint64 (d.media_bps, 800000);
+  for (; t <= 3 * S; t += 10 * MS)
+    rc_controller_on_tick (c, t);
+  d = rc_controller_get_decision (c);
+  fail_unless_equals_int (d.state, RC_STATE_BACKOFF);
+  fail_unless (d.media_bps < 800000 * 0.6 && d.media_bps > 800000 * 0.4,
+      "after 1 s of backoff: %" G_GUINT64_FORMAT, d.media_bps);
+  for (; t <= 20 * S; t += 10 * MS)
+    rc_controller_on_tick (c, t);
+  fail_unless_equals_uint64 (rc_controller_get_decision (c).media_bps, 100000);
+  rc_controller_free (c);
+}
+
+GST_END_TEST;
+
+/* Sec. VI-E: with no delay signal at all, loss alone brings the rate down. */
+GST_START_TEST (test_loss_instance_drives_rate)
+{
+  RcConfig cfg;
+  RcController *c;
+  GstClockTime t;
+  guint64 seq = 0, before = 0;
+  RcPacketResult res[50];
+
+  rc_config_init_defaults (&cfg);
+  c = rc_controller_new (&cfg);
+  for (t = 0; t < 40 * S; t += 50 * MS) {
+    gboolean lossy = t >= 20 * S;
+    guint i;
+    RcFeedback fb = { 0 };
+
+    if (t == 20 * S)
+      before = rc_controller_get_decision (c).media_bps;
+    for (i = 0; i < 10; i++) {
+      GstClockTime st = t + i * 5 * MS;
+      rc_controller_on_packet_sent (c, seq, 1000, FALSE, st);
+      res[i].seq = seq++;
+      res[i].send_ts = st;
+      res[i].size = 1000;
+      /* 20 % loss, delay constant (a policer on a noiseless path). */
+      res[i].lost = lossy && i % 5 == 0;
+      res[i].recv_ts = res[i].lost ? GST_CLOCK_TIME_NONE : st + 30 * MS;
+    }
+    fb.packets = res;
+    fb.n_packets = 10;
+    fb.rtt = fb.jitter = GST_CLOCK_TIME_NONE;
+    rc_controller_on_feedback (c, &fb, t + 60 * MS);
+  }
+  fail_unless (before > 0);
+  fail_unless (rc_controller_get_decision (c).media_bps < before / 2,
+      "rate %" G_GUINT64_FORMAT " did not fall from %" G_GUINT64_FORMAT,
+      rc_controller_get_decision (c).media_bps, before);
+  fail_unless (g_str_has_prefix (rc_controller_get_decision (c).reason,
+          "loss"));
+  rc_controller_free (c);
+}
+
+GST_END_TEST;
+
+static Suite *
+primitives_suite (void)
+{
+  Suite *s = suite_create ("primitives");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_avg_window);
+  tcase_add_test (tc, test_rate_meter);
+  tcase_add_test (tc, test_pacer_spacing_and_bound);
+  tcase_add_test (tc, test_seq_unwrap);
+  tcase_add_test (tc, test_owd_offset_and_jump);
+  tcase_add_test (tc, test_owd_drift);
+  tcase_add_test (tc, test_twcc_parse_good);
+  tcase_add_test (tc, test_twcc_parse_malformed);
+  tcase_add_test (tc, test_twcc_parse_unusable);
+  tcase_add_test (tc, test_no_feedback_hold_then_backoff);
+  tcase_add_test (tc, test_loss_instance_drives_rate);
+  return s;
+}
+
+GST_CHECK_MAIN (primitives);
