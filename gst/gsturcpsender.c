@@ -395,6 +395,30 @@ apply_decision (GstUrcpSender * self, guint64 bps)
 
 /* ------------------------------------------------------------- feedback */
 
+/* rtpsession stamps local-ts with its own GstSystemClock reading when it
+ * sends the packet (seen on 1.22: ~600 s of monotonic time while the
+ * running time was 2 s), not with running time. Move them onto our running
+ * time so that now - send_ts is an RTT; the OWD does not care either way. */
+static void
+translate_local_ts (GArray * results, GstClockTime running_now)
+{
+  GstClock *sys = gst_system_clock_obtain ();
+  GstClockTime sys_now = gst_clock_get_time (sys);
+  GstClockTimeDiff shift = GST_CLOCK_DIFF (running_now, sys_now);
+  guint i;
+
+  gst_object_unref (sys);
+  for (i = 0; i < results->len; i++) {
+    RcPacketResult *r = &g_array_index (results, RcPacketResult, i);
+    if (!GST_CLOCK_TIME_IS_VALID (r->send_ts))
+      continue;
+    if ((GstClockTimeDiff) r->send_ts >= shift)
+      r->send_ts -= shift;
+    else
+      r->send_ts = GST_CLOCK_TIME_NONE;  /* from before we started */
+  }
+}
+
 static void
 handle_twcc (GstUrcpSender * self, const GstStructure * s)
 {
@@ -425,6 +449,7 @@ handle_twcc (GstUrcpSender * self, const GstStructure * s)
         info.n_duplicates);
 
   if (self->results->len > 0 && GST_CLOCK_TIME_IS_VALID (now)) {
+    translate_local_ts (self->results, now);
     fb.packets = (const RcPacketResult *) self->results->data;
     fb.n_packets = self->results->len;
     fb.rtt = fb.jitter = GST_CLOCK_TIME_NONE;

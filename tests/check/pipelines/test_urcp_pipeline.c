@@ -1,0 +1,188 @@
+/* Real pipeline: vp8enc ! rtpvp8pay (TWCC extension) ! urcpsender ! rtpbin
+ * over UDP on loopback to a stock rtpbin receiver that sends TWCC feedback.
+ * Asserts that feedback is consumed and vp8enc's target-bitrate follows the
+ * controller. */
+#include <gst/check/gstcheck.h>
+
+#define TWCC_URI \
+  "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+
+static const gchar *receiver_desc =
+    "rtpbin name=rtpbin "
+    "udpsrc name=rtp_src port=0 caps=\"application/x-rtp,media=video,"
+    "clock-rate=90000,encoding-name=VP8,payload=96,extmap-1=(string)"
+    TWCC_URI "\" ! rtpbin.recv_rtp_sink_0 "
+    "rtpbin. ! rtpvp8depay ! vp8dec ! fakesink name=vsink sync=false "
+    "udpsrc name=rtcp_src port=0 ! rtpbin.recv_rtcp_sink_0 "
+    "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_back host=127.0.0.1 "
+    "sync=false async=false";
+
+static const gchar *sender_desc =
+    "rtpbin name=rtpbin "
+    /* Noise: content that can fill any target, so the encoder is never
+     * application-limited and the controller's ramp shows. */
+    "videotestsrc is-live=true pattern=snow ! "
+    "video/x-raw,width=320,height=240,framerate=30/1 ! "
+    "vp8enc name=enc deadline=1 ! rtpvp8pay pt=96 ! "
+    "application/x-rtp,extmap-1=(string)" TWCC_URI " ! "
+    "urcpsender name=rc ! rtpbin.send_rtp_sink_0 "
+    "rtpbin.send_rtp_src_0 ! udpsink name=rtp_out host=127.0.0.1 "
+    "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_out host=127.0.0.1 "
+    "sync=false async=false "
+    "udpsrc name=rtcp_in port=0 ! rtpbin.recv_rtcp_sink_0";
+
+static gint
+bound_port (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  gint port = 0;
+
+  fail_unless (e != NULL);
+  g_object_get (e, "port", &port, NULL);
+  gst_object_unref (e);
+  return port;
+}
+
+static void
+set_port (GstElement * pipeline, const gchar * name, gint port)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  fail_unless (e != NULL);
+  g_object_set (e, "port", port, NULL);
+  gst_object_unref (e);
+}
+
+static void
+check_no_error (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *m;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    GError *err;
+    gchar *dbg;
+    gst_message_parse_error (m, &err, &dbg);
+    fail ("error from %s: %s (%s)", GST_OBJECT_NAME (m->src), err->message,
+        dbg);
+  }
+  gst_object_unref (bus);
+}
+
+static void
+on_notify (GObject * o, GParamSpec * p, gint * count)
+{
+  g_atomic_int_inc (count);
+}
+
+GST_START_TEST (test_vp8_rtpbin_twcc_loopback)
+{
+  GError *err = NULL;
+  GstElement *recv = gst_parse_launch (receiver_desc, &err);
+  GstElement *send, *rc, *enc, *rtcp_back;
+  GstStructure *stats;
+  guint64 twcc_events = 0, feedback = 0, acked = 0;
+  gdouble rtt_min = -1;
+  guint rc_target = 0, start_target = 0;
+  gint enc_target = 0, notifies = 0, end_usage = -1;
+  guint i;
+  GstClockTime deadline;
+
+  fail_unless (recv != NULL, "receiver: %s", err ? err->message : "");
+  send = gst_parse_launch (sender_desc, &err);
+  fail_unless (send != NULL, "sender: %s", err ? err->message : "");
+
+  /* Receivers bind port 0 in READY; hand the real ports over. */
+  fail_unless (gst_element_set_state (recv, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (send, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  set_port (send, "rtp_out", bound_port (recv, "rtp_src"));
+  set_port (send, "rtcp_out", bound_port (recv, "rtcp_src"));
+  rtcp_back = gst_bin_get_by_name (GST_BIN (recv), "rtcp_back");
+  g_object_set (rtcp_back, "port", bound_port (send, "rtcp_in"), NULL);
+  gst_object_unref (rtcp_back);
+
+  rc = gst_bin_get_by_name (GST_BIN (send), "rc");
+  enc = gst_bin_get_by_name (GST_BIN (send), "enc");
+  g_signal_connect (rc, "notify::target-bitrate", G_CALLBACK (on_notify),
+      &notifies);
+
+  fail_if (gst_element_set_state (recv, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (send, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+
+  g_object_get (rc, "start-bitrate", &start_target, NULL);
+  /* About 10 s of streaming, checked every 100 ms. */
+  deadline = gst_util_get_timestamp () + 10 * GST_SECOND;
+  for (i = 0; gst_util_get_timestamp () < deadline; i++) {
+    g_usleep (100000);
+    check_no_error (send);
+    check_no_error (recv);
+  }
+
+  g_object_get (rc, "stats", &stats, "target-bitrate", &rc_target, NULL);
+  g_object_get (enc, "target-bitrate", &enc_target, NULL);
+  {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (g_object_class_find_property
+            (G_OBJECT_GET_CLASS (enc), "end-usage")));
+    g_object_get_property (G_OBJECT (enc), "end-usage", &v);
+    end_usage = g_value_get_enum (&v);
+    g_value_unset (&v);
+  }
+  fail_unless (gst_structure_get_uint64 (stats, "twcc-events", &twcc_events));
+  fail_unless (gst_structure_get_uint64 (stats, "feedback-count", &feedback));
+  fail_unless (gst_structure_get_uint64 (stats, "packets-acked", &acked));
+  fail_unless (gst_structure_get_double (stats, "rtt-min-ms", &rtt_min));
+  fail_unless_equals_string (gst_structure_get_string (stats, "state"),
+      "steady");
+  GST_INFO ("after 10 s: %" GST_PTR_FORMAT, stats);
+  GST_INFO ("urcpsender target %u, vp8enc target-bitrate %d, notifies %d",
+      rc_target, enc_target, notifies);
+
+  /* Feedback arrived and was used. */
+  fail_unless (twcc_events >= 20, "only %" G_GUINT64_FORMAT " TWCC events",
+      twcc_events);
+  fail_unless (acked >= 200, "only %" G_GUINT64_FORMAT " packets acked",
+      acked);
+  /* RTT measured from feedback: loopback plus the receiver's feedback hold,
+   * well under a second. */
+  fail_unless (rtt_min > 0 && rtt_min < 1000, "rtt-min %.1f ms", rtt_min);
+  /* On an unconstrained loopback with content that fills the target, the
+   * ramp takes the controller well above its start rate, and vp8enc
+   * follows. */
+  fail_unless (notifies >= 2);
+  fail_unless (rc_target > 2 * start_target, "target %u, start %u",
+      rc_target, start_target);
+  fail_unless (enc_target > 0);
+  fail_unless (ABS ((gint64) enc_target - (gint64) rc_target) <=
+      rc_target * 0.02 + 1, "vp8enc %d vs controller %u", enc_target,
+      rc_target);
+  /* configure-encoder set vp8enc up for real-time CBR (VPX_CBR = 1). */
+  fail_unless_equals_int (end_usage, 1);
+
+  gst_structure_free (stats);
+  gst_object_unref (rc);
+  gst_object_unref (enc);
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_object_unref (send);
+  gst_object_unref (recv);
+}
+
+GST_END_TEST;
+
+static Suite *
+urcp_pipeline_suite (void)
+{
+  Suite *s = suite_create ("urcp_pipeline");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 60);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_vp8_rtpbin_twcc_loopback);
+  return s;
+}
+
+GST_CHECK_MAIN (urcp_pipeline);
