@@ -132,8 +132,10 @@ gst_urcp_controller_get_type (void)
   return type;
 }
 
-/* Encoders we know the bitrate unit of, checked with gst-inspect-1.0 on
- * GStreamer 1.22. */
+/* Encoders we know the bitrate unit of. vp8enc, vp9enc, x265enc,
+ * openh264enc, av1enc and avenc_* checked with gst-inspect-1.0 on Debian 12
+ * (GStreamer 1.22); the others (not packaged there) from their
+ * documentation's property blurbs. */
 typedef struct _GstUrcpEncoderInfo
 {
   const gchar *factory;
@@ -285,6 +287,11 @@ configure_encoder (GstUrcpSender * self, GstElement * enc,
     GST_INFO_OBJECT (self, "configured %" GST_PTR_FORMAT
         " for real-time rate following (cbr, deadline 1, 300 ms buffer, "
         "frame dropping)", enc);
+  } else if (g_str_equal (info->factory, "openh264enc")) {
+    /* Its default rate-control=quality ignores the bitrate property. */
+    gst_util_set_object_arg (G_OBJECT (enc), "rate-control", "bitrate");
+    GST_INFO_OBJECT (self, "configured %" GST_PTR_FORMAT
+        " for rate-control=bitrate", enc);
   } else if (g_str_equal (info->factory, "x264enc")) {
     gst_util_set_object_arg (G_OBJECT (enc), "pass", "cbr");
     GST_INFO_OBJECT (self, "configured %" GST_PTR_FORMAT " for CBR", enc);
@@ -397,17 +404,29 @@ apply_decision (GstUrcpSender * self, guint64 bps)
 
 /* rtpsession stamps local-ts with its own GstSystemClock reading when it
  * sends the packet (seen on 1.22: ~600 s of monotonic time while the
- * running time was 2 s), not with running time. Move them onto our running
- * time so that now - send_ts is an RTT; the OWD does not care either way. */
+ * running time was 2 s), not with running time. Other senders of the event
+ * (older or newer rtpsession, tests, apps) may use running time. Take the
+ * base the newest local-ts is closest to and move the stamps onto running
+ * time, so that now - send_ts is an RTT; the OWD does not care either way. */
 static void
 translate_local_ts (GArray * results, GstClockTime running_now)
 {
   GstClock *sys = gst_system_clock_obtain ();
   GstClockTime sys_now = gst_clock_get_time (sys);
   GstClockTimeDiff shift = GST_CLOCK_DIFF (running_now, sys_now);
+  GstClockTime newest = 0;
   guint i;
 
   gst_object_unref (sys);
+  for (i = 0; i < results->len; i++) {
+    RcPacketResult *r = &g_array_index (results, RcPacketResult, i);
+    if (GST_CLOCK_TIME_IS_VALID (r->send_ts))
+      newest = MAX (newest, r->send_ts);
+  }
+  if (ABS (GST_CLOCK_DIFF (newest, running_now)) <=
+      ABS (GST_CLOCK_DIFF (newest, sys_now)))
+    return;                     /* already running time */
+
   for (i = 0; i < results->len; i++) {
     RcPacketResult *r = &g_array_index (results, RcPacketResult, i);
     if (!GST_CLOCK_TIME_IS_VALID (r->send_ts))
@@ -1253,7 +1272,7 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
       g_param_spec_boolean ("configure-encoder", "Configure encoder",
           "Set the encoder up for real-time rate following (vp8enc/vp9enc: "
           "end-usage=cbr, deadline=1, 300 ms buffer, frame dropping; "
-          "x264enc: pass=cbr)", DEFAULT_CONFIGURE_ENCODER, rw));
+          "openh264enc: rate-control=bitrate; x264enc: pass=cbr)", DEFAULT_CONFIGURE_ENCODER, rw));
   g_object_class_install_property (gobject_class, PROP_TARGET_BITRATE,
       g_param_spec_uint ("target-bitrate", "Target bitrate",
           "Current media target (bit/s); notifies on change", 0, G_MAXUINT,

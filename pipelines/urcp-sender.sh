@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Sender: vp8enc driven by urcpsender from the receiver's TWCC feedback.
+#   HOST  the receiver, default 127.0.0.1;  PORT  base port, default 5000
+#   PATTERN videotestsrc pattern, default ball (compresses to ~100 kbit/s:
+#           the controller then sees an application-limited source; use
+#           snow for content that fills any target)
+#   MAX_BITRATE  urcpsender max-bitrate in bit/s, default 20000000
+#   GST_PLUGIN_PATH defaults to this checkout's build/gst
+# Watch the controller with GST_DEBUG=urcpsender:5.
+set -eu
+here="$(cd "$(dirname "$0")/.." && pwd)"
+export GST_PLUGIN_PATH="${GST_PLUGIN_PATH:-$here/build/gst}"
+HOST="${HOST:-127.0.0.1}"; PORT="${PORT:-5000}"
+PATTERN="${PATTERN:-ball}"; MAX_BITRATE="${MAX_BITRATE:-20000000}"
+TWCC="http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+exec gst-launch-1.0 -e rtpbin name=rtpbin \
+  videotestsrc is-live=true pattern="$PATTERN" ! video/x-raw,width=640,height=480,framerate=30/1 ! \
+  vp8enc deadline=1 ! rtpvp8pay pt=96 ! \
+  "application/x-rtp,extmap-1=(string)$TWCC" ! \
+  urcpsender max-bitrate="$MAX_BITRATE" ! rtpbin.send_rtp_sink_0 \
+  rtpbin.send_rtp_src_0 ! udpsink host="$HOST" port="$PORT" \
+  rtpbin.send_rtcp_src_0 ! udpsink host="$HOST" port=$((PORT + 1)) sync=false async=false \
+  udpsrc port=$((PORT + 5)) ! rtpbin.recv_rtcp_sink_0

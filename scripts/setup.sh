@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what is missing (Debian 12, as root or with sudo), then builds.
+#   scripts/setup.sh          install + build
+#   scripts/setup.sh demo     ... then stream a 20 s demo (sender + receiver)
+#   scripts/setup.sh test     ... then run the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS="build-essential pkg-config meson ninja-build
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad libvpx-dev python3-gi python3-gst-1.0"
+
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "Installing:$missing"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+
+[ -d build ] || meson setup build
+ninja -C build
+
+case "${1:-}" in
+  demo)
+    DURATION="${DEMO_SECONDS:-20}" pipelines/demo.sh ;;
+  test)
+    meson test -C build --print-errorlogs ;;
+  "") ;;
+  *) echo "usage: $0 [demo|test]" >&2; exit 2 ;;
+esac
