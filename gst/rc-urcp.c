@@ -126,6 +126,12 @@ typedef struct
 
 typedef struct
 {
+  GstClockTime ts;              /* send time */
+  gdouble delta;                /* s */
+} LowSample;
+
+typedef struct
+{
   RcController parent;
   gboolean adapt;               /* FALSE: the fixed-parameter UM baseline */
 
@@ -147,8 +153,7 @@ typedef struct
   /* start-up */
   GstClockTime first_sent;
   GstClockTime phase_start;
-  GArray *low_ts;               /* GstClockTime, send time per sample */
-  GArray *low_delta;            /* gdouble, s */
+  GArray *low;                  /* LowSample, in feedback order */
   gdouble ramp_ref;             /* delay level when the ramp began, s */
   GstClockTime ramp_limited_since;
   GstClockTime last_ramp_step;
@@ -344,9 +349,9 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
       instance_add_sample (u, &u->delay, now, delta, sbps);
       instance_add_sample (u, &u->loss, now, 0.0, sbps);
     } else if (u->state == RC_STATE_STARTUP_LOW &&
-        u->low_ts->len < STARTUP_MAX_SAMPLES) {
-      g_array_append_val (u->low_ts, p->send_ts);
-      g_array_append_val (u->low_delta, delta);
+        u->low->len < STARTUP_MAX_SAMPLES) {
+      LowSample ls = { p->send_ts, delta };
+      g_array_append_val (u->low, ls);
     }
     if (!GST_CLOCK_TIME_IS_VALID (newest_send) || p->send_ts > newest_send)
       newest_send = p->send_ts;
@@ -364,25 +369,36 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
   return n_recv;
 }
 
-/* Mean height of the samples above their local lower envelope; see
- * STARTUP_ENVELOPE_HALF. Samples are in send order, so a two-pointer
- * sweep finds each window; O(n w) with w the samples per window. */
-static gdouble
-low_phase_noise (Urcp * u)
+static gint
+low_sample_cmp (gconstpointer a, gconstpointer b)
 {
-  const GstClockTime *ts = (const GstClockTime *) u->low_ts->data;
-  const gdouble *d = (const gdouble *) u->low_delta->data;
-  guint n = u->low_ts->len, i, j, lo = 0;
-  gdouble sum = 0;
+  GstClockTime ta = ((const LowSample *) a)->ts, tb = ((const LowSample *) b)->ts;
+  return ta < tb ? -1 : ta > tb;
+}
 
+/* Mean height of the samples above their local lower envelope; see
+ * STARTUP_ENVELOPE_HALF. Sorted by send time first (feedback may report
+ * out of order), then a two-pointer sweep finds each window; O(n w) with w
+ * the samples per window. Returns the samples' plain mean in *mean. */
+static gdouble
+low_phase_noise (Urcp * u, gdouble * mean)
+{
+  const LowSample *x;
+  guint n = u->low->len, i, j, lo = 0;
+  gdouble sum = 0, total = 0;
+
+  g_array_sort (u->low, low_sample_cmp);
+  x = (const LowSample *) u->low->data;
   for (i = 0; i < n; i++) {
-    gdouble env = d[i];
-    while (ts[lo] + STARTUP_ENVELOPE_HALF < ts[i])
+    gdouble env = x[i].delta;
+    while (lo < i && x[lo].ts + STARTUP_ENVELOPE_HALF < x[i].ts)
       lo++;
-    for (j = lo; j < n && ts[j] <= ts[i] + STARTUP_ENVELOPE_HALF; j++)
-      env = MIN (env, d[j]);
-    sum += d[i] - env;
+    for (j = lo; j < n && x[j].ts <= x[i].ts + STARTUP_ENVELOPE_HALF; j++)
+      env = MIN (env, x[j].delta);
+    sum += x[i].delta - env;
+    total += x[i].delta;
   }
+  *mean = n ? total / n : 0;
   return n ? sum / n : 0;
 }
 
@@ -392,19 +408,14 @@ startup_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble loss,
 {
   if (u->state == RC_STATE_STARTUP_LOW) {
     /* RTCP-only feedback has no per-packet samples: use report deltas. */
-    if (u->low_ts->len == 0 && n_recv > 0 && u->feedback_count >= 2) {
+    if (u->low->len == 0 && n_recv > 0 && u->feedback_count >= 2) {
       u->delay.sig_min = MAX (u->delay.sig_min, mean_delta);
     }
-    if ((u->low_ts->len >= STARTUP_LOW_MIN_SAMPLES ||
-            (u->low_ts->len == 0 && u->feedback_count >= 3)) &&
+    if ((u->low->len >= STARTUP_LOW_MIN_SAMPLES ||
+            (u->low->len == 0 && u->feedback_count >= 3)) &&
         now >= u->phase_start + STARTUP_LOW_MIN_TIME) {
-      if (u->low_ts->len) {
-        guint i;
-        u->ramp_ref = 0;
-        for (i = 0; i < u->low_delta->len; i++)
-          u->ramp_ref += g_array_index (u->low_delta, gdouble, i);
-        u->ramp_ref /= u->low_delta->len;
-        u->delay.sig_min = low_phase_noise (u);
+      if (u->low->len) {
+        u->delay.sig_min = low_phase_noise (u, &u->ramp_ref);
       } else {
         u->ramp_ref = u->delay.sig_min;
       }
@@ -412,9 +423,8 @@ startup_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble loss,
       u->phase_start = u->last_ramp_step = now;
       set_state (u, RC_STATE_STARTUP_RAMP, "low-rate phase done");
       GST_DEBUG ("%s: initial delta^MIN %.2f ms from %u packets",
-          u->parent.klass->name, u->delay.sig_min * 1000, u->low_ts->len);
-      g_array_set_size (u->low_ts, 0);
-      g_array_set_size (u->low_delta, 0);
+          u->parent.klass->name, u->delay.sig_min * 1000, u->low->len);
+      g_array_set_size (u->low, 0);
     }
     return;
   }
@@ -653,8 +663,7 @@ urcp_free (RcController * c)
   rc_rate_meter_clear (&u->sent_meter);
   rc_rate_meter_clear (&u->recv_meter);
   rc_avg_window_clear (&u->loss_short);
-  g_array_unref (u->low_ts);
-  g_array_unref (u->low_delta);
+  g_array_unref (u->low);
   g_free (u);
 }
 
@@ -687,8 +696,7 @@ rc_urcp_controller_new (const RcConfig * cfg)
   /* Short: at ramp exit it must read the bottleneck rate, not the ramp. */
   rc_rate_meter_init (&u->recv_meter, RATE_METER_SPAN / 4);
   rc_avg_window_init (&u->loss_short, LOSS_SHORT_SPAN, 8192);
-  u->low_ts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
-  u->low_delta = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  u->low = g_array_new (FALSE, FALSE, sizeof (LowSample));
   u->state = RC_STATE_STARTUP_LOW;
   u->reason = "start-up: low-rate phase";
   u->rtt_min = u->rtt_last = GST_CLOCK_TIME_NONE;
