@@ -786,7 +786,7 @@ gst_urcp_sender_loop (GstUrcpSender * self)
   g_queue_pop_head (&self->queue);
   d = rc_controller_get_decision (self->ctrl);
   rc_pacer_sent (&self->pacer, GST_CLOCK_TIME_IS_VALID (now) ? now : at,
-      q->size, d.pacing_bps, self->queued_bytes);
+      q->size, d.pacing_bps, self->queued_bytes, q->arrival);
   self->queued_bytes -= q->size;
   note_sent_locked (self, GST_BUFFER (q->obj), q->size, now);
   g_mutex_unlock (&self->ctrl_lock);
@@ -1044,13 +1044,37 @@ gst_urcp_sender_change_state (GstElement * element, GstStateChange transition)
 
 /* ---------------------------------------------------------- properties */
 
+/* Buffers (not events) in the pacing queue, and the oldest one's arrival;
+ * ctrl_lock held. */
+static guint
+count_queued_buffers_locked (GstUrcpSender * self, GstClockTime * oldest)
+{
+  GList *l;
+  guint n = 0;
+
+  *oldest = GST_CLOCK_TIME_NONE;
+  for (l = self->queue.head; l; l = l->next) {
+    GstUrcpQueued *q = l->data;
+    if (!GST_IS_BUFFER (q->obj))
+      continue;
+    if (n++ == 0)
+      *oldest = q->arrival;
+  }
+  return n;
+}
+
 static GstStructure *
 get_stats (GstUrcpSender * self)
 {
   GstStructure *s;
   RcDecision d;
+  GstClockTime now = running_time_now (self), oldest;
+  guint n_buffers;
 
   g_mutex_lock (&self->ctrl_lock);
+  n_buffers = count_queued_buffers_locked (self, &oldest);
+  if (!GST_CLOCK_TIME_IS_VALID (now))
+    now = oldest;
   if (!self->ctrl) {
     RcController *c;
     RcConfig cfg;
@@ -1071,11 +1095,11 @@ get_stats (GstUrcpSender * self)
       "twcc-events", G_TYPE_UINT64, self->twcc_events,
       "twcc-rejected", G_TYPE_UINT64, self->twcc_rejected,
       "rr-reports", G_TYPE_UINT64, self->rr_reports,
-      "pacing-queue-packets", G_TYPE_UINT, g_queue_get_length (&self->queue),
+      "pacing-queue-packets", G_TYPE_UINT, n_buffers,
       "pacing-queue-bytes", G_TYPE_UINT64, self->queued_bytes,
-      "pacing-queue-ms", G_TYPE_DOUBLE,
+      "pacing-queue-ms", G_TYPE_DOUBLE, n_buffers == 0 ? 0.0 :
       (gdouble) rc_pacer_queue_time (&self->pacer, d.pacing_bps,
-          self->queued_bytes) / GST_MSECOND,
+          self->queued_bytes, oldest, MAX (now, oldest)) / GST_MSECOND,
       "encoder", G_TYPE_STRING, self->encoder ?
       GST_OBJECT_NAME (self->encoder) : "", NULL);
   g_mutex_unlock (&self->ctrl_lock);

@@ -272,7 +272,8 @@ step_flow (Bn * bn, Flow * f)
     if (at > t)
       break;
     g_queue_pop_head (&f->pacer_q);
-    rc_pacer_sent (&f->pacer, at, p->size, d.pacing_bps, f->pacer_bytes);
+    rc_pacer_sent (&f->pacer, at, p->size, d.pacing_bps, f->pacer_bytes,
+        p->enq);
     f->pacer_bytes -= p->size;
     p->send = at;
     rc_controller_on_packet_sent (f->ctrl, p->seq, p->size, FALSE, at);

@@ -63,21 +63,63 @@ GST_START_TEST (test_pacer_spacing_and_bound)
   guint i;
 
   rc_pacer_init (&p, 100 * MS);
-  /* 1250-byte packets at 1 Mbit/s leave 10 ms apart. */
+  /* 1250-byte packets at 1 Mbit/s leave 10 ms apart (5 x 10 ms is within
+   * the 100 ms bound, so the bound does not speed them up). */
   for (i = 0; i < 5; i++) {
     GstClockTime at = rc_pacer_next_send (&p, 0);
     fail_unless_equals_uint64 (at, i * 10 * MS);
-    rc_pacer_sent (&p, at, 1250, 1000000, 1250);
+    rc_pacer_sent (&p, at, 1250, 1000000, (5 - i) * 1250, 0);
     t = at;
   }
   /* An idle pacer sends at once and gives no burst credit. */
   fail_unless_equals_uint64 (rc_pacer_next_send (&p, t + S), t + S);
-  /* 50 kB queued at 1 Mbit/s would take 400 ms; the 100 ms bound raises
-   * the rate to 4 Mbit/s instead of dropping. */
-  fail_unless_equals_uint64 (rc_pacer_effective_rate (&p, 1000000, 50000),
-      4000000);
-  fail_unless_equals_uint64 (rc_pacer_queue_time (&p, 1000000, 50000),
+  /* 50 kB queued at 1 Mbit/s would take 400 ms; with the oldest packet's
+   * deadline 100 ms away the rate rises to 4 Mbit/s instead of dropping;
+   * 40 ms later, with 60 ms left, to 6.67 Mbit/s. */
+  fail_unless_equals_uint64 (rc_pacer_effective_rate (&p, 1000000, 50000, 0,
+          0), 4000000);
+  fail_unless_equals_uint64 (rc_pacer_effective_rate (&p, 1000000, 50000, 0,
+          40 * MS), 6666666);
+  fail_unless_equals_uint64 (rc_pacer_queue_time (&p, 1000000, 50000, 0, 0),
       100 * MS);
+}
+
+GST_END_TEST;
+
+/* A burst of n packets queued together at a rate far too low leaves evenly
+ * spread and entirely within max_queue_time, whatever n: the bound holds
+ * per packet, not only for the head (table over burst sizes). */
+GST_START_TEST (test_pacer_burst_within_bound)
+{
+  static const guint sizes[] = { 2, 5, 20, 100, 1000 };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (sizes); k++) {
+    guint n = sizes[k], i;
+    guint64 queued = (guint64) n * 1200;
+    GstClockTime last = 0, prev = 0, first = 0;
+    RcPacer p;
+
+    rc_pacer_init (&p, 100 * MS);
+    for (i = 0; i < n; i++) {
+      GstClockTime at = rc_pacer_next_send (&p, 0);
+      fail_unless (at <= 100 * MS, "n=%u: packet %u at %" GST_TIME_FORMAT,
+          n, i, GST_TIME_ARGS (at));
+      if (i == 0)
+        first = at;
+      if (i > 1)                /* even spacing, +-1 us of rounding */
+        fail_unless (ABS (GST_CLOCK_DIFF (at - prev, prev - last)) <=
+            GST_USECOND, "n=%u: uneven at %u", n, i);
+      rc_pacer_sent (&p, at, 1200, 100000, queued, 0);
+      queued -= 1200;
+      last = prev;
+      prev = at;
+    }
+    /* Spread over the bound rather than sent at once. */
+    fail_unless (prev - first >= 100 * MS * (n - 1) / n - (GstClockTime) n * GST_USECOND,
+        "n=%u: burst spread over only %" GST_TIME_FORMAT, n,
+        GST_TIME_ARGS (prev - first));
+  }
 }
 
 GST_END_TEST;
@@ -364,6 +406,7 @@ primitives_suite (void)
   tcase_add_test (tc, test_avg_window);
   tcase_add_test (tc, test_rate_meter);
   tcase_add_test (tc, test_pacer_spacing_and_bound);
+  tcase_add_test (tc, test_pacer_burst_within_bound);
   tcase_add_test (tc, test_seq_unwrap);
   tcase_add_test (tc, test_owd_offset_and_jump);
   tcase_add_test (tc, test_owd_drift);
