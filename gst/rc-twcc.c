@@ -158,6 +158,13 @@ rc_twcc_parse (const GstStructure * s, RcSeqUnwrap * uw, GArray * out,
     }
     if (!get_u64 (ps, "local-ts", &local))
       local = GST_CLOCK_TIME_NONE;
+    /* GstClockTime is signed-safe only below 2^63; beyond it (other than
+     * NONE) a time is nonsense and would overflow delay arithmetic. */
+    if ((has_remote && remote > (guint64) G_MAXINT64) ||
+        (GST_CLOCK_TIME_IS_VALID (local) && local > (guint64) G_MAXINT64)) {
+      problem (info, "timestamp beyond 2^63 ns");
+      continue;
+    }
     if (!lost && !GST_CLOCK_TIME_IS_VALID (local)) {
       problem (info, "received packet without local-ts");
       continue;
