@@ -1113,6 +1113,16 @@ gst_urcp_sender_set_property (GObject * object, guint prop_id,
   GstUrcpSender *self = GST_URCP_SENDER (object);
 
   GST_OBJECT_LOCK (self);
+  /* Every writable property is GST_PARAM_MUTABLE_READY: the controller,
+   * pacer and encoder set-up are built at READY->PAUSED, and switching
+   * pacing with packets queued would reorder them. */
+  if ((pspec->flags & GST_PARAM_MUTABLE_READY) &&
+      GST_STATE (self) > GST_STATE_READY) {
+    GST_OBJECT_UNLOCK (self);
+    GST_WARNING_OBJECT (self, "property '%s' can only be changed in the "
+        "NULL or READY state; ignored", pspec->name);
+    return;
+  }
   switch (prop_id) {
     case PROP_CONTROLLER:
       self->cfg.kind = g_value_get_enum (value);

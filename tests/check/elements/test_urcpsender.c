@@ -532,6 +532,30 @@ static const struct
   {"configure-encoder", "false"},
 };
 
+/* READY-only properties are refused while playing: the controller and
+ * pacer are built at READY->PAUSED, and flipping pacing with packets queued
+ * would reorder them. */
+GST_START_TEST (test_property_ready_only)
+{
+  GstHarness *h = sender_harness_new (CAPS_TWCC, "max-bitrate", 2000000,
+      "pacing", TRUE, NULL);
+  guint max = 0;
+  gboolean pacing = FALSE;
+
+  gst_harness_play (h);
+  g_object_set (h->element, "max-bitrate", 900000, "pacing", FALSE, NULL);
+  g_object_get (h->element, "max-bitrate", &max, "pacing", &pacing, NULL);
+  fail_unless_equals_int (max, 2000000);
+  fail_unless (pacing);
+  gst_element_set_state (h->element, GST_STATE_READY);
+  g_object_set (h->element, "max-bitrate", 900000, NULL);
+  g_object_get (h->element, "max-bitrate", &max, NULL);
+  fail_unless_equals_int (max, 900000);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_property_roundtrip)
 {
   GstElement *e = gst_element_factory_make ("urcpsender", NULL);
@@ -1623,6 +1647,7 @@ urcpsender_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_properties_defaults);
   tcase_add_test (tc, test_stats_while_playing);
+  tcase_add_test (tc, test_property_ready_only);
   tcase_add_loop_test (tc, test_property_roundtrip, 0,
       G_N_ELEMENTS (prop_cases));
   tcase_add_loop_test (tc, test_bitrate_range, 0, G_N_ELEMENTS (range_cases));
