@@ -104,9 +104,15 @@ GST_DEBUG_CATEGORY_STATIC (rc_urcp_debug);
 #define MAX_DT (200 * GST_MSECOND)
 
 /* No feedback: hold the rate for FEEDBACK_HOLD (or 4 mean feedback
- * intervals if longer, for RTCP-only peers), then halve it every
- * BACKOFF_HALVING down to min-bitrate. */
+ * intervals if longer, for RTCP-only peers); from twice that (before any
+ * feedback at all: two report intervals) halve it every BACKOFF_HALVING
+ * down to min-bitrate. */
 #define FEEDBACK_HOLD (1 * GST_SECOND)
+/* A peer that sends only RTCP reports reports every 5 s or so (RFC 3550
+ * sec. 6.2 minimum interval, rtpsession's default); assume that until the
+ * interval is measured, so the gap between two reports is not taken for
+ * missing feedback. */
+#define REPORT_INTERVAL_GUESS (5 * GST_SECOND)
 #define BACKOFF_HALVING (1 * GST_SECOND)
 
 #define RATE_METER_SPAN (1 * GST_SECOND)
@@ -162,6 +168,7 @@ typedef struct
   GstClockTime last_update;
   GstClockTime last_feedback;
   GstClockTime fb_interval_avg;
+  gboolean reports_only;        /* no per-packet feedback seen yet */
   GstClockTime last_tick;
   gdouble mean_pkt_bytes;
 } Urcp;
@@ -456,7 +463,9 @@ startup_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble loss,
   {
     GstClockTime dbl = MAX (2 * (GstClockTime) (rtt_min_s (u) * GST_SECOND),
         RAMP_DOUBLING_MIN);
-    gdouble dt = (gdouble) (now - u->last_ramp_step) / dbl;
+    /* At most one doubling per update, however long since the last one
+     * (RTCP-only feedback comes seconds apart). */
+    gdouble dt = MIN ((gdouble) (now - u->last_ramp_step) / dbl, 1.0);
     gdouble sbps = sent_bps (u, now);
     /* Only ramp while the encoder keeps up: a target it never reached must
      * not count as probed (the receive rate would read low and R^MAX with
@@ -484,6 +493,8 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
     return;
 
   u->feedback_count++;
+  if (fb->n_packets)
+    u->reports_only = FALSE;
   if (GST_CLOCK_TIME_IS_VALID (u->last_feedback) && now > u->last_feedback) {
     GstClockTime ival = now - u->last_feedback;
     u->fb_interval_avg = u->fb_interval_avg ?
@@ -578,7 +589,7 @@ static void
 urcp_on_tick (RcController * c, GstClockTime now)
 {
   Urcp *u = (Urcp *) c;
-  GstClockTime ref, hold;
+  GstClockTime ref, hold, backoff_after;
 
   if (!GST_CLOCK_TIME_IS_VALID (now))
     return;
@@ -588,11 +599,16 @@ urcp_on_tick (RcController * c, GstClockTime now)
     u->last_tick = now;
     return;
   }
-  hold = MAX (FEEDBACK_HOLD, 4 * u->fb_interval_avg);
-  if (now - ref > 2 * hold) {
+  hold = MAX (FEEDBACK_HOLD, 4 * (u->fb_interval_avg ? u->fb_interval_avg :
+          (u->reports_only && u->feedback_count ? REPORT_INTERVAL_GUESS : 0)));
+  /* Before any feedback we cannot tell a TWCC peer from one whose first
+   * RTCP report is seconds away: hold the (low) start rate for two report
+   * intervals before backing off. */
+  backoff_after = u->feedback_count ? 2 * hold : 2 * REPORT_INTERVAL_GUESS;
+  if (now - ref > backoff_after) {
     GstClockTime since = GST_CLOCK_TIME_IS_VALID (u->last_tick) &&
-        u->last_tick > ref + 2 * hold ? now - u->last_tick :
-        now - (ref + 2 * hold);
+        u->last_tick > ref + backoff_after ? now - u->last_tick :
+        now - (ref + backoff_after);
     u->rate = clamp_rate (u, u->rate *
         pow (0.5, (gdouble) since / BACKOFF_HALVING));
     u->delay.rate = u->loss.rate = u->rate;
@@ -697,6 +713,7 @@ rc_urcp_controller_new (const RcConfig * cfg)
   rc_rate_meter_init (&u->recv_meter, RATE_METER_SPAN / 4);
   rc_avg_window_init (&u->loss_short, LOSS_SHORT_SPAN, 8192);
   u->low = g_array_new (FALSE, FALSE, sizeof (LowSample));
+  u->reports_only = TRUE;
   u->state = RC_STATE_STARTUP_LOW;
   u->reason = "start-up: low-rate phase";
   u->rtt_min = u->rtt_last = GST_CLOCK_TIME_NONE;

@@ -325,27 +325,31 @@ GST_START_TEST (test_twcc_parse_unusable)
 
 GST_END_TEST;
 
-/* No feedback at all: hold the start rate for 1 s, then halve every second
- * down to min-bitrate, never below. */
+/* No feedback at all: hold the start rate (HOLD after 1 s), back off only
+ * after two RTCP report intervals (10 s: the peer may be RTCP-only), then
+ * halve every second down to min-bitrate, never below. Once feedback has
+ * been seen and stops, the hold is 1 s and back-off starts at 2 s. */
 GST_START_TEST (test_no_feedback_hold_then_backoff)
 {
   RcConfig cfg;
   RcController *c;
   GstClockTime t;
   RcDecision d;
+  RcPacketResult r;
+  RcFeedback fb = { 0 };
 
   rc_config_init_defaults (&cfg);
   cfg.start_bps = 800000;
   cfg.min_bps = 100000;
   c = rc_controller_new (&cfg);
-  for (t = 0; t <= 1500 * MS; t += 10 * MS) {
+  for (t = 0; t <= 9 * S; t += 10 * MS) {
     rc_controller_on_packet_sent (c, t / (10 * MS), 1000, FALSE, t);
     rc_controller_on_tick (c, t);
   }
   d = rc_controller_get_decision (c);
   fail_unless_equals_int (d.state, RC_STATE_HOLD);
   fail_unless_equals_uint64 (d.media_bps, 800000);
-  for (; t <= 3 * S; t += 10 * MS)
+  for (; t <= 11 * S; t += 10 * MS)
     rc_controller_on_tick (c, t);
   d = rc_controller_get_decision (c);
   fail_unless_equals_int (d.state, RC_STATE_BACKOFF);
@@ -354,6 +358,28 @@ GST_START_TEST (test_no_feedback_hold_then_backoff)
   for (; t <= 20 * S; t += 10 * MS)
     rc_controller_on_tick (c, t);
   fail_unless_equals_uint64 (rc_controller_get_decision (c).media_bps, 100000);
+  rc_controller_free (c);
+
+  /* Per-packet feedback once, then silence: hold at 1 s, back off at 2 s. */
+  c = rc_controller_new (&cfg);
+  rc_controller_on_packet_sent (c, 0, 1000, FALSE, 0);
+  r.seq = 0;
+  r.send_ts = 0;
+  r.recv_ts = 30 * MS;
+  r.size = 1000;
+  r.lost = FALSE;
+  fb.packets = &r;
+  fb.n_packets = 1;
+  fb.rtt = fb.jitter = GST_CLOCK_TIME_NONE;
+  rc_controller_on_feedback (c, &fb, 50 * MS);
+  for (t = 50 * MS; t <= 1600 * MS; t += 10 * MS)
+    rc_controller_on_tick (c, t);
+  fail_unless_equals_int (rc_controller_get_decision (c).state, RC_STATE_HOLD);
+  for (; t <= 2600 * MS; t += 10 * MS)
+    rc_controller_on_tick (c, t);
+  fail_unless_equals_int (rc_controller_get_decision (c).state,
+      RC_STATE_BACKOFF);
+  fail_unless (rc_controller_get_decision (c).media_bps < 800000);
   rc_controller_free (c);
 }
 

@@ -1,35 +1,38 @@
-/* Real pipeline: vp8enc ! rtpvp8pay (TWCC extension) ! urcpsender ! rtpbin
- * over UDP on loopback to a stock rtpbin receiver that sends TWCC feedback.
- * Asserts that feedback is consumed and vp8enc's target-bitrate follows the
- * controller. */
+/* Real pipelines: vp8enc ! rtpvp8pay ! urcpsender ! rtpbin over UDP on
+ * loopback to a stock rtpbin receiver. With the TWCC extension: feedback is
+ * consumed and vp8enc's target-bitrate follows the controller. Without it:
+ * the RTCP receiver-report fallback works from a plain description. */
 #include <gst/check/gstcheck.h>
 
 #define TWCC_URI \
   "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
-static const gchar *receiver_desc =
+/* %s: the extmap caps field, or nothing for a peer without TWCC. */
+static const gchar *receiver_fmt =
     "rtpbin name=rtpbin "
     "udpsrc name=rtp_src port=0 caps=\"application/x-rtp,media=video,"
-    "clock-rate=90000,encoding-name=VP8,payload=96,extmap-1=(string)"
-    TWCC_URI "\" ! rtpbin.recv_rtp_sink_0 "
+    "clock-rate=90000,encoding-name=VP8,payload=96%s\" ! "
+    "rtpbin.recv_rtp_sink_0 "
     "rtpbin. ! rtpvp8depay ! vp8dec ! fakesink name=vsink sync=false "
     "udpsrc name=rtcp_src port=0 ! rtpbin.recv_rtcp_sink_0 "
     "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_back host=127.0.0.1 "
     "sync=false async=false";
 
-static const gchar *sender_desc =
+static const gchar *sender_fmt =
     "rtpbin name=rtpbin "
     /* Noise: content that can fill any target, so the encoder is never
      * application-limited and the controller's ramp shows. */
     "videotestsrc is-live=true pattern=snow ! "
     "video/x-raw,width=320,height=240,framerate=30/1 ! "
     "vp8enc name=enc deadline=1 ! rtpvp8pay pt=96 ! "
-    "application/x-rtp,extmap-1=(string)" TWCC_URI " ! "
+    "application/x-rtp%s ! "
     "urcpsender name=rc ! rtpbin.send_rtp_sink_0 "
     "rtpbin.send_rtp_src_0 ! udpsink name=rtp_out host=127.0.0.1 "
     "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_out host=127.0.0.1 "
     "sync=false async=false "
     "udpsrc name=rtcp_in port=0 ! rtpbin.recv_rtcp_sink_0";
+
+#define TWCC_CAPS ",extmap-1=(string)" TWCC_URI
 
 static gint
 bound_port (GstElement * pipeline, const gchar * name)
@@ -74,52 +77,75 @@ on_notify (GObject * o, GParamSpec * p, gint * count)
   g_atomic_int_inc (count);
 }
 
-GST_START_TEST (test_vp8_rtpbin_twcc_loopback)
+/* Builds receiver and sender (with or without the TWCC extension), binds
+ * the receivers' ports (port 0 binds in READY) and hands them over. */
+static void
+start_pair (gboolean twcc, GstElement ** send, GstElement ** recv)
 {
   GError *err = NULL;
-  GstElement *recv = gst_parse_launch (receiver_desc, &err);
-  GstElement *send, *rc, *enc, *rtcp_back;
+  gchar *desc;
+  GstElement *rtcp_back;
+
+  desc = g_strdup_printf (receiver_fmt, twcc ? TWCC_CAPS : "");
+  *recv = gst_parse_launch (desc, &err);
+  g_free (desc);
+  fail_unless (*recv != NULL, "receiver: %s", err ? err->message : "");
+  desc = g_strdup_printf (sender_fmt, twcc ? TWCC_CAPS : "");
+  *send = gst_parse_launch (desc, &err);
+  g_free (desc);
+  fail_unless (*send != NULL, "sender: %s", err ? err->message : "");
+
+  fail_unless (gst_element_set_state (*recv, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (*send, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  set_port (*send, "rtp_out", bound_port (*recv, "rtp_src"));
+  set_port (*send, "rtcp_out", bound_port (*recv, "rtcp_src"));
+  rtcp_back = gst_bin_get_by_name (GST_BIN (*recv), "rtcp_back");
+  g_object_set (rtcp_back, "port", bound_port (*send, "rtcp_in"), NULL);
+  gst_object_unref (rtcp_back);
+}
+
+static void
+play_pair (GstElement * send, GstElement * recv)
+{
+  fail_if (gst_element_set_state (recv, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (send, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+}
+
+/* Streams for `seconds`, failing on any error message. */
+static void
+stream_for (GstElement * send, GstElement * recv, guint seconds)
+{
+  GstClockTime deadline = gst_util_get_timestamp () + seconds * GST_SECOND;
+
+  while (gst_util_get_timestamp () < deadline) {
+    g_usleep (100000);
+    check_no_error (send);
+    check_no_error (recv);
+  }
+}
+
+GST_START_TEST (test_vp8_rtpbin_twcc_loopback)
+{
+  GstElement *recv, *send, *rc, *enc;
   GstStructure *stats;
   guint64 twcc_events = 0, feedback = 0, acked = 0;
   gdouble rtt_min = -1;
   guint rc_target = 0, rc_before = 0, start_target = 0;
   gint enc_target = 0, notifies = 0, end_usage = -1;
-  guint i;
-  GstClockTime deadline;
-
-  fail_unless (recv != NULL, "receiver: %s", err ? err->message : "");
-  send = gst_parse_launch (sender_desc, &err);
-  fail_unless (send != NULL, "sender: %s", err ? err->message : "");
-
-  /* Receivers bind port 0 in READY; hand the real ports over. */
-  fail_unless (gst_element_set_state (recv, GST_STATE_READY) ==
-      GST_STATE_CHANGE_SUCCESS);
-  fail_unless (gst_element_set_state (send, GST_STATE_READY) ==
-      GST_STATE_CHANGE_SUCCESS);
-  set_port (send, "rtp_out", bound_port (recv, "rtp_src"));
-  set_port (send, "rtcp_out", bound_port (recv, "rtcp_src"));
-  rtcp_back = gst_bin_get_by_name (GST_BIN (recv), "rtcp_back");
-  g_object_set (rtcp_back, "port", bound_port (send, "rtcp_in"), NULL);
-  gst_object_unref (rtcp_back);
-
+  start_pair (TRUE, &send, &recv);
   rc = gst_bin_get_by_name (GST_BIN (send), "rc");
   enc = gst_bin_get_by_name (GST_BIN (send), "enc");
   g_signal_connect (rc, "notify::target-bitrate", G_CALLBACK (on_notify),
       &notifies);
 
-  fail_if (gst_element_set_state (recv, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE);
-  fail_if (gst_element_set_state (send, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE);
+  play_pair (send, recv);
 
   g_object_get (rc, "start-bitrate", &start_target, NULL);
-  /* About 10 s of streaming, checked every 100 ms. */
-  deadline = gst_util_get_timestamp () + 10 * GST_SECOND;
-  for (i = 0; gst_util_get_timestamp () < deadline; i++) {
-    g_usleep (100000);
-    check_no_error (send);
-    check_no_error (recv);
-  }
+  stream_for (send, recv, 10);
 
   /* The controller may publish between two reads: bracket the encoder's. */
   g_object_get (rc, "target-bitrate", &rc_before, NULL);
@@ -176,6 +202,54 @@ GST_START_TEST (test_vp8_rtpbin_twcc_loopback)
 
 GST_END_TEST;
 
+/* A peer without TWCC: urcpsender finds rtpbin's session by itself from a
+ * plain pipeline description and lives on RTCP receiver reports (fraction
+ * lost, RTT from LSR/DLSR). */
+GST_START_TEST (test_vp8_rtpbin_rr_fallback)
+{
+  GstElement *recv, *send, *rc;
+  GstStructure *stats;
+  guint64 twcc_events = 1, rr = 0, feedback = 0;
+  gdouble rtt_min = -1;
+  guint target = 0, start = 0;
+
+  start_pair (FALSE, &send, &recv);
+  rc = gst_bin_get_by_name (GST_BIN (send), "rc");
+  play_pair (send, recv);
+  /* RRs come every ~5 s (rtpsession's minimum interval) after an earlier
+   * first one. */
+  stream_for (send, recv, 12);
+
+  g_object_get (rc, "stats", &stats, NULL);
+  GST_INFO ("RR only, after 12 s: %" GST_PTR_FORMAT, stats);
+  fail_unless (gst_structure_get_uint64 (stats, "twcc-events", &twcc_events));
+  fail_unless (gst_structure_get_uint64 (stats, "rr-reports", &rr));
+  fail_unless (gst_structure_get_uint64 (stats, "feedback-count", &feedback));
+  fail_unless (gst_structure_get_double (stats, "rtt-min-ms", &rtt_min));
+  fail_unless_equals_uint64 (twcc_events, 0);
+  fail_unless (rr >= 2, "only %" G_GUINT64_FORMAT " receiver reports", rr);
+  /* Every RR reached the controller (TWCC never came to take over). */
+  fail_unless_equals_uint64 (feedback, rr);
+  /* Reports seconds apart are not missing feedback: no hold, no backoff,
+   * and the target has not fallen below where it started. */
+  fail_if (g_str_equal (gst_structure_get_string (stats, "state"), "hold"));
+  fail_if (g_str_equal (gst_structure_get_string (stats, "state"), "backoff"));
+  g_object_get (rc, "target-bitrate", &target, "start-bitrate", &start, NULL);
+  fail_unless (target >= start, "target %u fell below start %u", target,
+      start);
+  /* Loopback RTT from LSR/DLSR, in 1/65536 s units. */
+  fail_unless (rtt_min >= 0 && rtt_min < 100, "rtt-min %.2f ms", rtt_min);
+
+  gst_structure_free (stats);
+  gst_object_unref (rc);
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_object_unref (send);
+  gst_object_unref (recv);
+}
+
+GST_END_TEST;
+
 static Suite *
 urcp_pipeline_suite (void)
 {
@@ -185,6 +259,7 @@ urcp_pipeline_suite (void)
   tcase_set_timeout (tc, 60);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_vp8_rtpbin_twcc_loopback);
+  tcase_add_test (tc, test_vp8_rtpbin_rr_fallback);
   return s;
 }
 
