@@ -556,6 +556,43 @@ GST_START_TEST (test_property_ready_only)
 
 GST_END_TEST;
 
+/* Upstream answers: live, 10 ms min, 20 ms max. */
+static gboolean
+upstream_latency_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
+    return gst_pad_query_default (pad, parent, query);
+  gst_query_set_latency (query, TRUE, 10 * MS, 20 * MS);
+  return TRUE;
+}
+
+/* Pacing may hold a packet up to max-queue-time (and no longer, see
+ * test_pacing_queue_bound): the latency query adds it to the maximum. */
+GST_START_TEST (test_latency_query)
+{
+  static const gboolean pacing[] = { TRUE, FALSE };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pacing); i++) {
+    GstHarness *h = sender_harness_new (CAPS_TWCC, "pacing", pacing[i],
+        "max-queue-time", (guint64) (120 * MS), NULL);
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live;
+    GstClockTime min, max;
+
+    gst_pad_set_query_function (h->srcpad, upstream_latency_query);
+    fail_unless (gst_pad_peer_query (h->sinkpad, q));
+    gst_query_parse_latency (q, &live, &min, &max);
+    fail_unless (live);
+    fail_unless_equals_uint64 (min, 10 * MS);
+    fail_unless_equals_uint64 (max, pacing[i] ? 140 * MS : 20 * MS);
+    gst_query_unref (q);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_property_roundtrip)
 {
   GstElement *e = gst_element_factory_make ("urcpsender", NULL);
@@ -1653,6 +1690,7 @@ urcpsender_suite (void)
   tcase_add_test (tc, test_properties_defaults);
   tcase_add_test (tc, test_stats_while_playing);
   tcase_add_test (tc, test_property_ready_only);
+  tcase_add_test (tc, test_latency_query);
   tcase_add_loop_test (tc, test_property_roundtrip, 0,
       G_N_ELEMENTS (prop_cases));
   tcase_add_loop_test (tc, test_bitrate_range, 0, G_N_ELEMENTS (range_cases));
