@@ -17,6 +17,11 @@
  * the #GstUrcpSender:encoder property. Applications can follow
  * #GstUrcpSender:target-bitrate (notify) instead.
  *
+ * As an rtpbin aux sender: return a bin holding urcpsender, with ghost pads
+ * `sink_N` and `src_N`, from rtpbin's `request-aux-sender` signal; the
+ * encoder and the RTP session are then found across the bins' ghost pads
+ * (tests/check/pipelines/test_urcp_pipeline.c does exactly this).
+ *
  * For the feedback to exist, the payloader must write the transport-wide-cc
  * header extension: put `extmap-N=(string)"http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"`
  * in the RTP caps after the payloader (it then adds the extension by itself)
@@ -210,6 +215,40 @@ is_encoder (GstElement * e)
   return klass && strstr (klass, "Encoder") != NULL;
 }
 
+/* The real element pad linked to `pad`, crossing bin boundaries both
+ * ways: into a bin through its ghost pad's target, out of the bin we are
+ * in through the internal pad's ghost pad and on to that ghost's peer
+ * (as when we sit inside an rtpbin aux-sender bin). Returns a ref or NULL.
+ * With `stop_at_ghost`, a ghost pad reached from outside is returned
+ * itself instead of entered. */
+static GstPad *
+linked_element_pad (GstPad * pad, gboolean stop_at_ghost)
+{
+  GstPad *peer = gst_pad_get_peer (pad);
+  guint guard;
+
+  for (guard = 0; peer && guard < 16; guard++) {
+    GstPad *next;
+
+    if (GST_IS_GHOST_PAD (peer)) {
+      if (stop_at_ghost)
+        return peer;
+      next = gst_ghost_pad_get_target (GST_GHOST_PAD (peer));
+    } else if (GST_IS_PROXY_PAD (peer)) {
+      GstPad *ghost =
+          GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer)));
+      next = ghost ? gst_pad_get_peer (ghost) : NULL;
+      gst_clear_object (&ghost);
+    } else {
+      return peer;
+    }
+    gst_object_unref (peer);
+    peer = next;
+  }
+  gst_clear_object (&peer);
+  return NULL;
+}
+
 /* Walks upstream from our sink pad through single-input elements. */
 static GstElement *
 find_upstream_encoder (GstUrcpSender * self)
@@ -219,28 +258,13 @@ find_upstream_encoder (GstUrcpSender * self)
   guint depth;
 
   for (depth = 0; depth < ENCODER_SEARCH_DEPTH && pad; depth++) {
-    GstPad *peer = gst_pad_get_peer (pad);
+    GstPad *peer = linked_element_pad (pad, FALSE);
     GstElement *e;
     GstIterator *it;
     GValue v = G_VALUE_INIT;
 
     gst_object_unref (pad);
     pad = NULL;
-    if (!peer)
-      break;
-    /* Through ghost pads into bins. */
-    while (GST_IS_PROXY_PAD (peer) && !GST_IS_GHOST_PAD (peer)) {
-      GstPad *p = GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer)));
-      gst_object_unref (peer);
-      peer = p;
-      if (!peer)
-        break;
-    }
-    if (peer && GST_IS_GHOST_PAD (peer)) {
-      GstPad *target = gst_ghost_pad_get_target (GST_GHOST_PAD (peer));
-      gst_object_unref (peer);
-      peer = target;
-    }
     if (!peer)
       break;
     e = gst_pad_get_parent_element (peer);
@@ -558,34 +582,40 @@ on_receiving_rtcp (GObject * session, GstBuffer * buffer, GstUrcpSender * self)
     apply_decision (self, bps);
 }
 
-/* Finds the rtpbin session our src pad feeds, for RTCP RR fallback. */
+/* Finds the RTP session our src pad feeds, for the RTCP RR fallback:
+ * either rtpbin's send_rtp_sink_N ghost pad (the usual place), or an
+ * rtpsession element directly (as when we are inside an rtpbin
+ * aux-sender bin, or used with a bare rtpsession). */
 static void
 connect_rtp_session (GstUrcpSender * self)
 {
-  GstPad *peer = gst_pad_get_peer (self->srcpad);
-  GstElement *bin = NULL;
-  guint id;
+  GstPad *peer = linked_element_pad (self->srcpad, TRUE);
+  GstElement *parent = NULL;
   GObject *session = NULL;
+  guint id;
 
   if (!peer)
     return;
-  if (GST_IS_GHOST_PAD (peer))
-    bin = gst_pad_get_parent_element (peer);
-  if (bin && g_str_equal (G_OBJECT_TYPE_NAME (bin), "GstRtpBin") &&
+  parent = gst_pad_get_parent_element (peer);
+  if (parent && GST_IS_GHOST_PAD (peer) &&
+      g_str_equal (G_OBJECT_TYPE_NAME (parent), "GstRtpBin") &&
       sscanf (GST_PAD_NAME (peer), "send_rtp_sink_%u", &id) == 1) {
-    g_signal_emit_by_name (bin, "get-internal-session", id, &session);
-    if (session) {
-      self->rtcp_handler = g_signal_connect (session, "on-receiving-rtcp",
-          G_CALLBACK (on_receiving_rtcp), self);
-      self->rtp_session = session;
-      GST_INFO_OBJECT (self, "listening to RTCP of %" GST_PTR_FORMAT
-          " session %u", bin, id);
-    }
-  } else {
-    GST_INFO_OBJECT (self, "not linked to rtpbin's send_rtp_sink: no RTCP "
-        "receiver-report fallback, transport-wide feedback only");
+    g_signal_emit_by_name (parent, "get-internal-session", id, &session);
+  } else if (parent && g_object_class_find_property (G_OBJECT_GET_CLASS
+          (parent), "internal-session") &&
+      g_str_equal (G_OBJECT_TYPE_NAME (parent), "GstRtpSession")) {
+    g_object_get (parent, "internal-session", &session, NULL);
   }
-  gst_clear_object (&bin);
+  if (session) {
+    self->rtcp_handler = g_signal_connect (session, "on-receiving-rtcp",
+        G_CALLBACK (on_receiving_rtcp), self);
+    self->rtp_session = session;
+    GST_INFO_OBJECT (self, "listening to RTCP of %" GST_PTR_FORMAT, parent);
+  } else {
+    GST_INFO_OBJECT (self, "not linked to an rtpbin/rtpsession send pad: no "
+        "RTCP receiver-report fallback, transport-wide feedback only");
+  }
+  gst_clear_object (&parent);
   gst_object_unref (peer);
 }
 

@@ -250,6 +250,132 @@ GST_START_TEST (test_vp8_rtpbin_rr_fallback)
 
 GST_END_TEST;
 
+/* rtpbin aux sender: a bin holding urcpsender, with pads sink_N / src_N,
+ * handed to rtpbin through request-aux-sender (the way rtpbin adds its
+ * RTX sender). */
+static GstElement *
+request_aux_sender (GstElement * rtpbin, guint session, gpointer user_data)
+{
+  GstElement *bin = gst_bin_new (NULL);
+  GstElement *rc = gst_element_factory_make ("urcpsender", "rc");
+  GstPad *pad;
+  gchar *name;
+
+  fail_unless (rc != NULL);
+  gst_bin_add (GST_BIN (bin), rc);
+  pad = gst_element_get_static_pad (rc, "sink");
+  name = g_strdup_printf ("sink_%u", session);
+  gst_element_add_pad (bin, gst_ghost_pad_new (name, pad));
+  g_free (name);
+  gst_object_unref (pad);
+  pad = gst_element_get_static_pad (rc, "src");
+  name = g_strdup_printf ("src_%u", session);
+  gst_element_add_pad (bin, gst_ghost_pad_new (name, pad));
+  g_free (name);
+  gst_object_unref (pad);
+  g_atomic_int_inc ((gint *) user_data);
+  return bin;
+}
+
+static void
+link_by_name (GstElement * pipeline, GstElement * from, const gchar * pad,
+    const gchar * to_name)
+{
+  GstElement *to = gst_bin_get_by_name (GST_BIN (pipeline), to_name);
+  fail_unless (to != NULL);
+  fail_unless (gst_element_link_pads (from, pad, to, "sink"));
+  gst_object_unref (to);
+}
+
+static const gchar *aux_sender_desc =
+    "rtpbin name=rtpbin "
+    "videotestsrc is-live=true pattern=snow ! "
+    "video/x-raw,width=320,height=240,framerate=30/1 ! "
+    "vp8enc name=enc deadline=1 ! rtpvp8pay pt=96 ! "
+    "capsfilter name=tail caps=\"application/x-rtp" TWCC_CAPS "\" "
+    "udpsink name=rtp_out host=127.0.0.1 "
+    "udpsink name=rtcp_out host=127.0.0.1 sync=false async=false "
+    "udpsrc name=rtcp_in port=0 ! rtpbin.recv_rtcp_sink_0";
+
+GST_START_TEST (test_vp8_rtpbin_aux_sender)
+{
+  GError *err = NULL;
+  gchar *desc = g_strdup_printf (receiver_fmt, TWCC_CAPS);
+  GstElement *recv = gst_parse_launch (desc, &err);
+  GstElement *send, *rtpbin, *tail, *rc, *enc, *rtcp_back;
+  GstStructure *stats;
+  gint requested = 0, enc_target = 0;
+  guint64 twcc_events = 0, rr = 0;
+  const gchar *encoder;
+
+  g_free (desc);
+  fail_unless (recv != NULL, "receiver: %s", err ? err->message : "");
+  send = gst_parse_launch (aux_sender_desc, &err);
+  fail_unless (send != NULL, "sender: %s", err ? err->message : "");
+  rtpbin = gst_bin_get_by_name (GST_BIN (send), "rtpbin");
+  tail = gst_bin_get_by_name (GST_BIN (send), "tail");
+  g_signal_connect (rtpbin, "request-aux-sender",
+      G_CALLBACK (request_aux_sender), &requested);
+  fail_unless (gst_element_link_pads (tail, "src", rtpbin, "send_rtp_sink_0"));
+  fail_unless_equals_int (requested, 1);
+  link_by_name (send, rtpbin, "send_rtp_src_0", "rtp_out");
+  link_by_name (send, rtpbin, "send_rtcp_src_0", "rtcp_out");
+
+  fail_unless (gst_element_set_state (recv, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (send, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  set_port (send, "rtp_out", bound_port (recv, "rtp_src"));
+  set_port (send, "rtcp_out", bound_port (recv, "rtcp_src"));
+  rtcp_back = gst_bin_get_by_name (GST_BIN (recv), "rtcp_back");
+  g_object_set (rtcp_back, "port", bound_port (send, "rtcp_in"), NULL);
+  gst_object_unref (rtcp_back);
+
+  play_pair (send, recv);
+  stream_for (send, recv, 8);
+
+  /* The aux bin lives inside rtpbin: look for it by name, recursively. */
+  {
+    GstIterator *it = gst_bin_iterate_recurse (GST_BIN (rtpbin));
+    GValue v = G_VALUE_INIT;
+    rc = NULL;
+    while (!rc && gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+      GstElement *e = g_value_get_object (&v);
+      if (g_str_equal (GST_OBJECT_NAME (e), "rc"))
+        rc = gst_object_ref (e);
+      g_value_unset (&v);
+    }
+    gst_iterator_free (it);
+  }
+  fail_unless (rc != NULL, "urcpsender not inside rtpbin");
+  enc = gst_bin_get_by_name (GST_BIN (send), "enc");
+  g_object_get (rc, "stats", &stats, NULL);
+  GST_INFO ("aux sender, after 8 s: %" GST_PTR_FORMAT, stats);
+  fail_unless (gst_structure_get_uint64 (stats, "twcc-events", &twcc_events));
+  fail_unless (gst_structure_get_uint64 (stats, "rr-reports", &rr));
+  encoder = gst_structure_get_string (stats, "encoder");
+  /* Feedback reaches it inside rtpbin, it found vp8enc across rtpbin's and
+   * its own bin's ghost pads, and the RTP session for RTCP behind them. */
+  fail_unless (twcc_events >= 20, "%" G_GUINT64_FORMAT " events", twcc_events);
+  fail_unless_equals_string (encoder, "enc");
+  fail_unless (rr >= 1, "session not found: no receiver reports");
+  g_object_get (enc, "target-bitrate", &enc_target, NULL);
+  fail_unless (enc_target > 300000, "vp8enc target %d never ramped",
+      enc_target);
+
+  gst_structure_free (stats);
+  gst_object_unref (rc);
+  gst_object_unref (enc);
+  gst_object_unref (tail);
+  gst_object_unref (rtpbin);
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_object_unref (send);
+  gst_object_unref (recv);
+}
+
+GST_END_TEST;
+
 static Suite *
 urcp_pipeline_suite (void)
 {
@@ -260,6 +386,7 @@ urcp_pipeline_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_vp8_rtpbin_twcc_loopback);
   tcase_add_test (tc, test_vp8_rtpbin_rr_fallback);
+  tcase_add_test (tc, test_vp8_rtpbin_aux_sender);
   return s;
 }
 
