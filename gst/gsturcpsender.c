@@ -137,10 +137,10 @@ gst_urcp_controller_get_type (void)
   return type;
 }
 
-/* Encoders we know the bitrate unit of. vp8enc, vp9enc, x265enc,
- * openh264enc, av1enc and avenc_* checked with gst-inspect-1.0 on Debian 12
- * (GStreamer 1.22); the others (not packaged there) from their
- * documentation's property blurbs. */
+/* Encoders we know the bitrate unit of. vp8enc, vp9enc, x264enc, x265enc,
+ * openh264enc, av1enc, theoraenc and avenc_* checked with gst-inspect-1.0
+ * on Debian 12 (GStreamer 1.22; tests/check/elements test_encoder_units);
+ * the others (not packaged there) from their documentation. */
 typedef struct _GstUrcpEncoderInfo
 {
   const gchar *factory;
