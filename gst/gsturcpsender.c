@@ -663,12 +663,23 @@ check_caps (GstUrcpSender * self, GstCaps * caps)
   g_mutex_unlock (&self->ctrl_lock);
 }
 
-/* Records a packet as sent and ticks the controller; ctrl_lock held. */
-static void
+/* What a sent packet calls for once ctrl_lock is released. */
+typedef struct
+{
+  gboolean publish;             /* a new target to hand to the encoder */
+  guint64 bps;
+  gboolean warn;                /* the one no-feedback warning is due */
+} GstUrcpSentActions;
+
+/* Records a packet as sent, ticks the controller and decides, in the same
+ * critical section, whether to publish a target or warn; ctrl_lock held.
+ * Carry the result out with act_after_send() once unlocked. */
+static GstUrcpSentActions
 note_sent_locked (GstUrcpSender * self, GstBuffer * buf, guint size,
     GstClockTime now)
 {
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  GstUrcpSentActions a = { FALSE, 0, FALSE };
 
   if (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
     self->ssrc = gst_rtp_buffer_get_ssrc (&rtp);
@@ -676,28 +687,27 @@ note_sent_locked (GstUrcpSender * self, GstBuffer * buf, guint size,
     gst_rtp_buffer_unmap (&rtp);
   }
   if (!GST_CLOCK_TIME_IS_VALID (now))
-    return;
+    return a;
   if (!GST_CLOCK_TIME_IS_VALID (self->first_push))
     self->first_push = now;
   rc_controller_on_packet_sent (self->ctrl, self->sent_seq++, size, FALSE, now);
   rc_controller_on_tick (self->ctrl, now);
-}
-
-static void
-maybe_warn_no_feedback (GstUrcpSender * self, GstClockTime now)
-{
-  gboolean warn;
-
-  g_mutex_lock (&self->ctrl_lock);
-  warn = !self->warned_no_feedback && GST_CLOCK_TIME_IS_VALID (now) &&
-      GST_CLOCK_TIME_IS_VALID (self->first_push) &&
+  a.publish = decision_changed_locked (self, now, &a.bps);
+  a.warn = !self->warned_no_feedback &&
       !GST_CLOCK_TIME_IS_VALID (self->last_twcc) &&
       !GST_CLOCK_TIME_IS_VALID (self->last_rr) &&
       now > self->first_push + NO_FEEDBACK_WARN_AFTER;
-  if (warn)
+  if (a.warn)
     self->warned_no_feedback = TRUE;
-  g_mutex_unlock (&self->ctrl_lock);
-  if (warn)
+  return a;
+}
+
+static void
+act_after_send (GstUrcpSender * self, const GstUrcpSentActions * a)
+{
+  if (a->publish)
+    apply_decision (self, a->bps);
+  if (a->warn)
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("No congestion feedback received in 5 seconds; the bitrate is held "
             "and will back off."),
@@ -705,20 +715,6 @@ maybe_warn_no_feedback (GstUrcpSender * self, GstClockTime now)
             "arrived. Put extmap-N=(string)\"%s\" in the RTP caps on both "
             "sides and make sure RTCP flows back to the sender's rtpbin.",
             RC_TWCC_EXT_URI));
-}
-
-static void
-after_send (GstUrcpSender * self, GstClockTime now)
-{
-  guint64 bps = 0;
-  gboolean publish;
-
-  g_mutex_lock (&self->ctrl_lock);
-  publish = decision_changed_locked (self, now, &bps);
-  g_mutex_unlock (&self->ctrl_lock);
-  if (publish)
-    apply_decision (self, bps);
-  maybe_warn_no_feedback (self, now);
 }
 
 static GstFlowReturn
@@ -736,10 +732,11 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 
   /* Without a clock (not playing) there is no time to pace on. */
   if (!pacing || !GST_CLOCK_TIME_IS_VALID (now)) {
+    GstUrcpSentActions a;
     g_mutex_lock (&self->ctrl_lock);
-    note_sent_locked (self, buf, size, now);
+    a = note_sent_locked (self, buf, size, now);
     g_mutex_unlock (&self->ctrl_lock);
-    after_send (self, now);
+    act_after_send (self, &a);
     return gst_pad_push (self->srcpad, buf);
   }
 
@@ -770,6 +767,7 @@ gst_urcp_sender_loop (GstUrcpSender * self)
   GstClock *clock;
   GstFlowReturn ret;
   RcDecision d;
+  GstUrcpSentActions actions;
 
   g_mutex_lock (&self->ctrl_lock);
   while (g_queue_is_empty (&self->queue) && !self->flushing)
@@ -818,12 +816,12 @@ gst_urcp_sender_loop (GstUrcpSender * self)
   rc_pacer_sent (&self->pacer, GST_CLOCK_TIME_IS_VALID (now) ? now : at,
       q->size, d.pacing_bps, self->queued_bytes, q->arrival);
   self->queued_bytes -= q->size;
-  note_sent_locked (self, GST_BUFFER (q->obj), q->size, now);
+  actions = note_sent_locked (self, GST_BUFFER (q->obj), q->size, now);
   g_mutex_unlock (&self->ctrl_lock);
 
   ret = gst_pad_push (self->srcpad, GST_BUFFER (gst_mini_object_ref (q->obj)));
   queued_free (q);
-  after_send (self, now);
+  act_after_send (self, &actions);
 
   if (ret != GST_FLOW_OK) {
     g_mutex_lock (&self->ctrl_lock);
