@@ -312,6 +312,16 @@ sent_bps (Urcp * u, GstClockTime now)
   return rc_rate_meter_bps (&u->sent_meter, now);
 }
 
+/* One RTT sample, from TWCC timing or an RTCP report: the latest and the
+ * minimum (RTT_min of eq. 17). */
+static void
+note_rtt (Urcp * u, GstClockTime rtt)
+{
+  u->rtt_last = rtt;
+  if (!GST_CLOCK_TIME_IS_VALID (u->rtt_min) || rtt < u->rtt_min)
+    u->rtt_min = rtt;
+}
+
 /* Per-packet part of a feedback message. Returns the number of received
  * packets; *mean_delta gets their mean delay measure. */
 static guint
@@ -368,9 +378,7 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
    * It includes the receiver's feedback hold time, so it is an upper bound;
    * its minimum over time approaches the path RTT. */
   if (GST_CLOCK_TIME_IS_VALID (newest_send) && now >= newest_send) {
-    u->rtt_last = now - newest_send;
-    if (!GST_CLOCK_TIME_IS_VALID (u->rtt_min) || u->rtt_last < u->rtt_min)
-      u->rtt_min = u->rtt_last;
+    note_rtt (u, now - newest_send);
   }
   *mean_delta = n_recv ? sum / n_recv : 0;
   return n_recv;
@@ -517,9 +525,7 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
     /* RTCP RR fallback: RTT above its minimum is the delay measure (URCP
      * sec. II allows RTT as the delay measure), fraction lost the loss. */
     if (GST_CLOCK_TIME_IS_VALID (fb->rtt)) {
-      u->rtt_last = fb->rtt;
-      if (!GST_CLOCK_TIME_IS_VALID (u->rtt_min) || fb->rtt < u->rtt_min)
-        u->rtt_min = fb->rtt;
+      note_rtt (u, fb->rtt);
       if (fb->n_packets == 0) {
         mean_delta = (gdouble) (fb->rtt - u->rtt_min) / GST_SECOND;
         n_recv = 1;
