@@ -1323,8 +1323,8 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
           def.pacing_factor, rw));
   g_object_class_install_property (gobject_class, PROP_MAX_QUEUE_TIME,
       g_param_spec_uint64 ("max-queue-time", "Maximum pacing queue time",
-          "Bound on the pacing queue, as time to drain it (ns); a bigger "
-          "burst is sent faster rather than dropped", GST_MSECOND,
+          "Longest a packet may wait in the pacing queue (ns); a burst too "
+          "big for the pacing rate is spread over this time, never dropped", GST_MSECOND,
           10 * GST_SECOND, DEFAULT_MAX_QUEUE_TIME, rw));
   g_object_class_install_property (gobject_class, PROP_ENCODER,
       g_param_spec_object ("encoder", "Encoder",
