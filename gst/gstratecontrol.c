@@ -6,11 +6,17 @@
 #include <gst/gst.h>
 
 GST_ELEMENT_REGISTER_DECLARE (urcpsender);
+GST_ELEMENT_REGISTER_DECLARE (fecenc);
+GST_ELEMENT_REGISTER_DECLARE (fecdec);
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  return GST_ELEMENT_REGISTER (urcpsender, plugin);
+  gboolean ok = GST_ELEMENT_REGISTER (urcpsender, plugin);
+
+  ok &= GST_ELEMENT_REGISTER (fecenc, plugin);
+  ok &= GST_ELEMENT_REGISTER (fecdec, plugin);
+  return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, ratecontrol,
