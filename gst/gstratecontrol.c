@@ -8,6 +8,7 @@
 GST_ELEMENT_REGISTER_DECLARE (urcpsender);
 GST_ELEMENT_REGISTER_DECLARE (fecenc);
 GST_ELEMENT_REGISTER_DECLARE (fecdec);
+GST_ELEMENT_REGISTER_DECLARE (linksim);
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -16,6 +17,7 @@ plugin_init (GstPlugin * plugin)
 
   ok &= GST_ELEMENT_REGISTER (fecenc, plugin);
   ok &= GST_ELEMENT_REGISTER (fecdec, plugin);
+  ok &= GST_ELEMENT_REGISTER (linksim, plugin);
   return ok;
 }
 

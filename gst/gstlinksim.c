@@ -1,0 +1,1594 @@
+/* GStreamer bottleneck link emulator.
+ *
+ * SECTION:element-linksim
+ * @title: linksim
+ * @short_description: a bottleneck link for tests and demos: shared FIFO
+ * tail-drop queue, capacity from a constant, a schedule or a Mahimahi trace,
+ * propagation delay, delay noise that never reorders a flow, random and
+ * bursty loss.
+ *
+ * Every `sink_N` pad is one flow; what enters it leaves on `src_N` (created
+ * together with `sink_N`, and the other way round) at the time the link
+ * model says. All flows share one FIFO queue, drained at the link capacity
+ * (bit/s of buffer bytes, plus #GstLinkSim:overhead bytes per packet). A
+ * packet that does not fit the queue (#GstLinkSim:queue-limit-bytes, or
+ * #GstLinkSim:queue-limit-ms at the current capacity) is dropped at the
+ * tail. After the queue a packet may be lost (Bernoulli or Gilbert-Elliott)
+ * and is then delayed by its flow's propagation delay (#GstLinkSim:delay,
+ * or the `delay` property of its `sink_N` pad) plus delay noise; a flow's
+ * packets never overtake each other. The model is the core library's
+ * rc-link.c, the same code the `rcsim` simulator runs; its comments explain
+ * how the noise reproduces seed 000 (URCP) sec. II's noisy networks.
+ *
+ * Packets leave from one streaming thread that waits on the element clock
+ * (running time), so a #GstTestClock drives it. The sink pads never block:
+ * a packet is queued or dropped and the chain function returns (drops are
+ * not errors). Serialized events (stream-start, caps, segment, EOS, ...)
+ * leave on the paired source pad in order with that flow's packets; EOS
+ * leaves once the flow's packets are out. linksim returns NO_PREROLL in
+ * PAUSED (like rtpjitterbuffer): packets only leave in PLAYING. It adds the
+ * flow's propagation delay to the minimum latency.
+ *
+ * Each packet leaves stamped with its arrival running time (PTS and DTS),
+ * as udpsrc stamps what it receives, so an rtpbin right after linksim
+ * takes its TWCC arrival times from the emulated link
+ * (#GstLinkSim:timestamp).
+ *
+ * Any caps: RTP, RTCP, raw UDP payloads, anything. With `udpsrc ! linksim
+ * ! udpsink` it relays UDP between two programs; put `sync=false` on the
+ * udpsink (linksim already times the packets).
+ *
+ * ## One flow, the short form
+ * |[
+ * gst-launch-1.0 udpsrc port=6000 ! linksim capacity=1000000 delay=50000000 ! \
+ *   udpsink host=127.0.0.1 port=5000 sync=false async=false
+ * ]|
+ * ## Several flows through one queue (pipelines/linksim-relay.sh)
+ * Relays an urcp-sender.sh / urcp-receiver.sh pair (sender PORT=6000,
+ * receiver PORT=5000): RTP and RTCP share the forward bottleneck, the
+ * feedback has its own return path.
+ * |[
+ * gst-launch-1.0 \
+ *   linksim name=fwd capacity=2000000 queue-limit-ms=300 delay=20000000 \
+ *     noise-distribution=pareto noise-mean=18000000 noise-shape=2.5 \
+ *     noise-max=350000000 noise-interval=20000000 \
+ *     loss-model=bernoulli loss-rate=0.0037 \
+ *   udpsrc port=6000 ! fwd.sink_0  fwd.src_0 ! udpsink host=127.0.0.1 port=5000 sync=false async=false \
+ *   udpsrc port=6001 ! fwd.sink_1  fwd.src_1 ! udpsink host=127.0.0.1 port=5001 sync=false async=false \
+ *   linksim name=back delay=20000000 \
+ *   udpsrc port=5005 ! back.sink_0  back.src_0 ! udpsink host=127.0.0.1 port=6005 sync=false async=false
+ * ]|
+ * A flow gets its own propagation delay (RTT fairness tests) with the
+ * pad property: `linksim name=l sink_1::delay=80000000 ...`.
+ *
+ * ## Statistics
+ * #GstLinkSim:stats has, for the whole link: `capacity` (bit/s now),
+ * `queue-bytes` and `queue-delay-ms` (backlog now and the queueing delay a
+ * packet entering now would see), `packets-in`, `bytes-in` (offered),
+ * `packets-out`, `bytes-out` (delivered), `dropped-queue` (tail drops),
+ * `dropped-loss` (lost after the queue), `flushed`, `qdelay-mean-ms`,
+ * `qdelay-max-ms` (departure minus entry, delivered packets; includes the
+ * packet's own serialization); and `flows`, an array with one structure
+ * per flow with `pad` (sink_N), `id` (N), `delay-ms` and the same counters.
+ * docs/linksim.md has the model, every property and the seed 000 profiles.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+#include "gstlinksim.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_link_sim_debug);
+#define GST_CAT_DEFAULT gst_link_sim_debug
+
+enum
+{
+  PROP_0,
+  PROP_CAPACITY,
+  PROP_SCHEDULE,
+  PROP_TRACE_FILE,
+  PROP_QUEUE_LIMIT_MS,
+  PROP_QUEUE_LIMIT_BYTES,
+  PROP_DELAY,
+  PROP_OVERHEAD,
+  PROP_TIMESTAMP,
+  PROP_NOISE_DISTRIBUTION,
+  PROP_NOISE_MEAN,
+  PROP_NOISE_STDDEV,
+  PROP_NOISE_MAX,
+  PROP_NOISE_SHAPE,
+  PROP_NOISE_CORRELATION,
+  PROP_NOISE_INTERVAL,
+  PROP_LOSS_MODEL,
+  PROP_LOSS_RATE,
+  PROP_GE_P,
+  PROP_GE_R,
+  PROP_GE_LOSS_GOOD,
+  PROP_GE_LOSS_BAD,
+  PROP_SEED,
+  PROP_STATS,
+};
+
+enum
+{
+  PROP_PAD_0,
+  PROP_PAD_DELAY,
+};
+
+/* rc_link_config_init(): 1 Mbit/s, a 300 ms queue (RFC 8867 sec. 5), no
+ * noise, no loss, Pareto shape 2.5, Gilbert-Elliott r = 1, loss-bad = 1. */
+#define DEFAULT_CAPACITY 1000000
+#define DEFAULT_QUEUE_LIMIT_MS 300
+#define DEFAULT_QUEUE_LIMIT_BYTES 0
+#define DEFAULT_DELAY 0
+#define DEFAULT_OVERHEAD 0
+#define DEFAULT_TIMESTAMP TRUE
+#define DEFAULT_NOISE_DISTRIBUTION RC_NOISE_NONE
+#define DEFAULT_NOISE_SHAPE 2.5
+#define DEFAULT_SEED 0
+#define DEFAULT_PAD_DELAY -1
+
+/* Bounds that only keep arithmetic sane; nothing real comes near. */
+#define MAX_TIME_PROP (3600 * GST_SECOND)
+#define MAX_QUEUE_LIMIT_MS (3600 * 1000)
+
+struct _GstLinkSimFlow
+{
+  gint ref;
+  guint id;                     /* N of sink_N / src_N */
+  guint core;                   /* flow index in the link; G_MAXUINT: none */
+  GstPad *sinkpad, *srcpad;     /* refs; NULL once released */
+  GMutex push_lock;             /* a push on srcpad vs. flush-stop */
+
+  /* object lock */
+  guint64 accepted;             /* packets the link took */
+  guint64 done;                 /* of those, out (pushed, lost, flushed) */
+  GQueue events;                /* PendingEvent, in arrival order */
+  gboolean eos;
+  gboolean flushing;
+  guint gen;                    /* bumped by a flush: older output is stale */
+  GstFlowReturn last_ret;
+};
+
+typedef struct
+{
+  GstEvent *event;
+  guint64 mark;                 /* leaves after this many packets are done */
+} PendingEvent;
+
+typedef struct
+{
+  GstLinkSimFlow *flow;         /* ref */
+  GstMiniObject *obj;           /* buffer or event */
+  guint gen;
+  GstClockTime arrival;         /* buffers: running time at the far end */
+} OutItem;
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink_%u",
+    GST_PAD_SINK, GST_PAD_REQUEST, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
+    GST_PAD_SRC, GST_PAD_REQUEST, GST_STATIC_CAPS_ANY);
+
+GType
+gst_link_sim_noise_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {RC_NOISE_NONE, "No delay noise", "none"},
+    {RC_NOISE_UNIFORM, "Uniform in [0, 2 x noise-mean]", "uniform"},
+    {RC_NOISE_EXPONENTIAL, "Exponential with mean noise-mean",
+        "exponential"},
+    {RC_NOISE_PARETO, "Pareto type II (Lomax, starts at 0), shape "
+          "noise-shape, mean noise-mean", "pareto"},
+    {RC_NOISE_NORMAL, "Normal (noise-mean, noise-stddev) truncated at 0",
+        "normal"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstLinkSimNoise", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_link_sim_loss_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {RC_LOSS_NONE, "No random loss", "none"},
+    {RC_LOSS_BERNOULLI, "Each packet lost with probability loss-rate",
+        "bernoulli"},
+    {RC_LOSS_GILBERT_ELLIOTT, "Gilbert-Elliott two-state chain per packet "
+          "(ge-p, ge-r, ge-loss-good, ge-loss-bad)", "gilbert-elliott"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstLinkSimLoss", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void gst_link_sim_child_proxy_init (gpointer g_iface,
+    gpointer iface_data);
+
+#define gst_link_sim_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstLinkSim, gst_link_sim, GST_TYPE_ELEMENT,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_CHILD_PROXY,
+        gst_link_sim_child_proxy_init));
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (linksim, "linksim", GST_RANK_NONE,
+    GST_TYPE_LINK_SIM,
+    GST_DEBUG_CATEGORY_INIT (gst_link_sim_debug, "linksim", 0,
+        "Bottleneck link emulator"));
+
+G_DEFINE_TYPE (GstLinkSimPad, gst_link_sim_pad, GST_TYPE_PAD);
+
+/* ---------------------------------------------------------------- flows */
+
+static GstLinkSimFlow *
+flow_ref (GstLinkSimFlow * f)
+{
+  g_atomic_int_inc (&f->ref);
+  return f;
+}
+
+static void
+pending_event_free (PendingEvent * pe)
+{
+  gst_event_unref (pe->event);
+  g_free (pe);
+}
+
+static void
+flow_unref (GstLinkSimFlow * f)
+{
+  if (!g_atomic_int_dec_and_test (&f->ref))
+    return;
+  g_queue_clear_full (&f->events, (GDestroyNotify) pending_event_free);
+  gst_clear_object (&f->sinkpad);
+  gst_clear_object (&f->srcpad);
+  g_mutex_clear (&f->push_lock);
+  g_free (f);
+}
+
+/* Object lock held. */
+static GstLinkSimFlow *
+find_flow_locked (GstLinkSim * self, guint id)
+{
+  guint i;
+
+  for (i = 0; i < self->flows->len; i++) {
+    GstLinkSimFlow *f = g_ptr_array_index (self->flows, i);
+    if (f->id == id)
+      return f;
+  }
+  return NULL;
+}
+
+/* Propagation delay of a flow: its pad's, else the element's. Object lock
+ * held. */
+static GstClockTime
+flow_delay_locked (GstLinkSim * self, GstLinkSimFlow * f)
+{
+  gint64 d = -1;
+
+  if (f->sinkpad) {
+    GST_OBJECT_LOCK (f->sinkpad);
+    d = GST_LINK_SIM_PAD (f->sinkpad)->delay;
+    GST_OBJECT_UNLOCK (f->sinkpad);
+  }
+  return d >= 0 ? (GstClockTime) d : self->delay;
+}
+
+/* Gives the flow a place in the running link. Object lock held. */
+static void
+flow_attach_locked (GstLinkSim * self, GstLinkSimFlow * f)
+{
+  f->core = G_MAXUINT;
+  f->accepted = f->done = 0;
+  if (!self->link)
+    return;
+  if (rc_link_n_flows (self->link) >= RC_LINK_MAX_FLOWS) {
+    GST_WARNING_OBJECT (self, "more than %d flows since the start: flow %u "
+        "drops everything", RC_LINK_MAX_FLOWS, f->id);
+    return;
+  }
+  f->core = rc_link_add_flow (self->link, flow_delay_locked (self, f));
+  self->by_core[f->core] = f;
+}
+
+/* ----------------------------------------------------------------- time */
+
+/* Running time: the link's time base. Object lock held. */
+static GstClockTime
+now_locked (GstLinkSim * self)
+{
+  GstClock *clock = GST_ELEMENT_CLOCK (self);
+  GstClockTime t, base;
+
+  if (!self->playing || !clock)
+    return self->paused_now;
+  t = gst_clock_get_time (clock);
+  base = GST_ELEMENT_CAST (self)->base_time;
+  return t > base ? t - base : 0;
+}
+
+/* Something changed what leaves when: wake the task, and move its clock
+ * wait if the next event is no longer the one it waits for. Object lock
+ * held. */
+static void
+wake_locked (GstLinkSim * self)
+{
+  g_cond_signal (&self->cond);
+  if (self->clock_id) {
+    GstClockTime next = self->link ? rc_link_next_event (self->link) :
+        GST_CLOCK_TIME_NONE;
+    if (next != self->wait_time)
+      gst_clock_id_unschedule (self->clock_id);
+  }
+}
+
+/* -------------------------------------------------------------- the task */
+
+/* Moves the flow's events whose turn has come to `out`. Object lock held. */
+static void
+release_events_locked (GstLinkSimFlow * f, GQueue * out)
+{
+  PendingEvent *pe;
+
+  while ((pe = g_queue_peek_head (&f->events)) && pe->mark <= f->done) {
+    OutItem *it = g_new0 (OutItem, 1);
+    g_queue_pop_head (&f->events);
+    it->flow = flow_ref (f);
+    it->obj = GST_MINI_OBJECT_CAST (pe->event);
+    it->gen = f->gen;
+    g_free (pe);
+    g_queue_push_tail (out, it);
+  }
+}
+
+/* Everything due at `now`, in order. Object lock held. */
+static void
+collect_locked (GstLinkSim * self, GstClockTime now, GQueue * out)
+{
+  RcLinkPacket p;
+  guint i;
+
+  if (self->link && self->playing && GST_CLOCK_TIME_IS_VALID (now)) {
+    while (rc_link_pop (self->link, now, &p)) {
+      GstLinkSimFlow *f = self->by_core[p.flow];
+      GstBuffer *buf = p.data;
+
+      if (!f) {
+        gst_buffer_unref (buf);
+        continue;
+      }
+      release_events_locked (f, out);
+      f->done++;
+      if (p.lost) {
+        GST_LOG_OBJECT (self, "flow %u: packet of %u bytes lost", f->id,
+            p.size);
+        gst_buffer_unref (buf);
+        continue;
+      }
+      GST_LOG_OBJECT (self, "flow %u: %u bytes, queued %" GST_TIME_FORMAT
+          ", arrival %" GST_TIME_FORMAT, f->id, p.size,
+          GST_TIME_ARGS (p.departed - p.enqueued), GST_TIME_ARGS (p.arrival));
+      {
+        OutItem *it = g_new0 (OutItem, 1);
+        it->flow = flow_ref (f);
+        it->obj = GST_MINI_OBJECT_CAST (buf);
+        it->gen = f->gen;
+        it->arrival = self->timestamp ? p.arrival : GST_CLOCK_TIME_NONE;
+        g_queue_push_tail (out, it);
+      }
+    }
+  }
+  for (i = 0; i < self->flows->len; i++)
+    release_events_locked (g_ptr_array_index (self->flows, i), out);
+}
+
+static void
+push_item (GstLinkSim * self, OutItem * it)
+{
+  GstLinkSimFlow *f = it->flow;
+  GstPad *pad = NULL;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  g_mutex_lock (&f->push_lock);
+  GST_OBJECT_LOCK (self);
+  if (it->gen == f->gen && !f->flushing && f->srcpad)
+    pad = gst_object_ref (f->srcpad);
+  GST_OBJECT_UNLOCK (self);
+
+  if (!pad) {
+    gst_mini_object_unref (it->obj);
+  } else if (GST_IS_BUFFER (it->obj)) {
+    GstBuffer *buf = GST_BUFFER_CAST (it->obj);
+    /* Stamp the arrival, as a receiving socket (udpsrc) would: an
+     * rtpsession or jitterbuffer downstream takes its arrival times (TWCC
+     * remote times, jitter) from these, not from when the packet was sent. */
+    if (GST_CLOCK_TIME_IS_VALID (it->arrival)) {
+      buf = gst_buffer_make_writable (buf);
+      GST_BUFFER_PTS (buf) = GST_BUFFER_DTS (buf) = it->arrival;
+    }
+    ret = gst_pad_push (pad, buf);
+  } else {
+    GstEvent *ev = GST_EVENT_CAST (it->obj);
+    GST_DEBUG_OBJECT (pad, "pushing %" GST_PTR_FORMAT, ev);
+    gst_pad_push_event (pad, ev);
+  }
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (pad, "push: %s", gst_flow_get_name (ret));
+    GST_OBJECT_LOCK (self);
+    if (it->gen == f->gen)
+      f->last_ret = ret;
+    GST_OBJECT_UNLOCK (self);
+  }
+  g_mutex_unlock (&f->push_lock);
+  if (pad)
+    gst_object_unref (pad);
+  flow_unref (f);
+  g_free (it);
+}
+
+/* The one streaming thread: pushes what is due, then waits on the element
+ * clock for the next packet (or on the condition variable when nothing is
+ * scheduled or the clock does not run). */
+static void
+gst_link_sim_loop (GstLinkSim * self)
+{
+  GQueue out = G_QUEUE_INIT;
+  OutItem *it;
+
+  GST_OBJECT_LOCK (self);
+  if (!self->running) {
+    /* Stopping: the task was told already (and pausing it here could undo
+     * that). */
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  collect_locked (self, now_locked (self), &out);
+  if (g_queue_is_empty (&out)) {
+    GstClock *clock = GST_ELEMENT_CLOCK (self);
+    GstClockTime next = self->link ? rc_link_next_event (self->link) :
+        GST_CLOCK_TIME_NONE;
+
+    if (self->playing && clock && GST_CLOCK_TIME_IS_VALID (next)) {
+      GstClockID id = gst_clock_new_single_shot_id (clock,
+          next + GST_ELEMENT_CAST (self)->base_time);
+      self->clock_id = id;
+      self->wait_time = next;
+      GST_OBJECT_UNLOCK (self);
+      GST_LOG_OBJECT (self, "waiting until %" GST_TIME_FORMAT,
+          GST_TIME_ARGS (next));
+      gst_clock_id_wait (id, NULL);
+      GST_OBJECT_LOCK (self);
+      self->clock_id = NULL;
+      self->wait_time = GST_CLOCK_TIME_NONE;
+      GST_OBJECT_UNLOCK (self);
+      gst_clock_id_unref (id);
+      /* On time, early or unscheduled: look again. */
+      return;
+    }
+    g_cond_wait (&self->cond, GST_OBJECT_GET_LOCK (self));
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  while ((it = g_queue_pop_head (&out)))
+    push_item (self, it);
+}
+
+/* ----------------------------------------------------------------- pads */
+
+static GstIterator *
+gst_link_sim_iterate_internal_links (GstPad * pad, GstObject * parent)
+{
+  GstLinkSimFlow *f = gst_pad_get_element_private (pad);
+  GstLinkSim *self = GST_LINK_SIM (parent);
+  GstPad *other = NULL;
+  GstIterator *it = NULL;
+  GValue v = G_VALUE_INIT;
+
+  GST_OBJECT_LOCK (self);
+  if (f)
+    other = GST_PAD_IS_SINK (pad) ? f->srcpad : f->sinkpad;
+  if (other)
+    gst_object_ref (other);
+  GST_OBJECT_UNLOCK (self);
+  if (other) {
+    g_value_init (&v, GST_TYPE_PAD);
+    g_value_take_object (&v, other);
+    it = gst_iterator_new_single (GST_TYPE_PAD, &v);
+    g_value_unset (&v);
+  }
+  return it;
+}
+
+static GstFlowReturn
+gst_link_sim_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  GstLinkSim *self = GST_LINK_SIM (parent);
+  GstLinkSimFlow *f = gst_pad_get_element_private (pad);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstClockTime now;
+  gsize size;
+
+  GST_OBJECT_LOCK (self);
+  if (f->flushing || !self->link) {
+    ret = GST_FLOW_FLUSHING;
+  } else if (f->eos) {
+    ret = GST_FLOW_EOS;
+  } else if (f->last_ret != GST_FLOW_OK) {
+    /* Downstream's answer (not-linked, an error) goes upstream. */
+    ret = f->last_ret;
+  } else if (f->core == G_MAXUINT) {
+    /* Beyond RC_LINK_MAX_FLOWS: warned at the pad's creation. */
+  } else {
+    now = now_locked (self);
+    size = gst_buffer_get_size (buf) + self->overhead;
+    if (rc_link_enqueue (self->link, f->core, (guint) MIN (size, G_MAXUINT),
+            buf, now)) {
+      f->accepted++;
+      buf = NULL;
+      wake_locked (self);
+    } else {
+      GST_LOG_OBJECT (pad, "queue full: tail drop of %" G_GSIZE_FORMAT
+          " bytes at %" GST_TIME_FORMAT, size, GST_TIME_ARGS (now));
+    }
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (buf)
+    gst_buffer_unref (buf);
+  return ret;
+}
+
+static void
+flush_flow_locked (GstLinkSim * self, GstLinkSimFlow * f)
+{
+  g_queue_clear_full (&f->events, (GDestroyNotify) pending_event_free);
+  if (self->link && f->core != G_MAXUINT)
+    rc_link_remove_flow_packets (self->link, f->core, now_locked (self),
+        (GDestroyNotify) gst_buffer_unref);
+  f->done = f->accepted;
+  f->gen++;
+}
+
+static gboolean
+gst_link_sim_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  GstLinkSim *self = GST_LINK_SIM (parent);
+  GstLinkSimFlow *f = gst_pad_get_element_private (pad);
+  gboolean ret;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      GST_OBJECT_LOCK (self);
+      f->flushing = TRUE;
+      flush_flow_locked (self, f);
+      wake_locked (self);
+      GST_OBJECT_UNLOCK (self);
+      /* Unblocks a push of ours stuck downstream. */
+      return gst_pad_event_default (pad, parent, event);
+    case GST_EVENT_FLUSH_STOP:
+      g_mutex_lock (&f->push_lock);
+      GST_OBJECT_LOCK (self);
+      f->flushing = FALSE;
+      f->eos = FALSE;
+      f->last_ret = GST_FLOW_OK;
+      GST_OBJECT_UNLOCK (self);
+      ret = gst_pad_event_default (pad, parent, event);
+      g_mutex_unlock (&f->push_lock);
+      return ret;
+    default:
+      break;
+  }
+
+  if (!GST_EVENT_IS_SERIALIZED (event))
+    return gst_pad_event_default (pad, parent, event);
+
+  /* Serialized: leaves after the packets that came before it. */
+  GST_OBJECT_LOCK (self);
+  if (f->flushing || !self->running) {
+    GST_OBJECT_UNLOCK (self);
+    /* Not running (yet): sticky events are stored on the pad and come
+     * again with the first buffer. */
+    if (GST_EVENT_IS_STICKY (event) && !f->flushing) {
+      gst_event_unref (event);
+      return TRUE;
+    }
+    gst_event_unref (event);
+    return FALSE;
+  }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    f->eos = TRUE;
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
+    f->eos = FALSE;             /* a new stream after EOS, like GstPad */
+  {
+    PendingEvent *pe = g_new0 (PendingEvent, 1);
+    pe->event = event;
+    pe->mark = f->accepted;
+    g_queue_push_tail (&f->events, pe);
+  }
+  wake_locked (self);
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_link_sim_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstLinkSim *self = GST_LINK_SIM (parent);
+  GstLinkSimFlow *f = gst_pad_get_element_private (pad);
+  gboolean ret = gst_pad_query_default (pad, parent, query);
+
+  if (ret && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max, d, qmax;
+
+    gst_query_parse_latency (query, &live, &min, &max);
+    GST_OBJECT_LOCK (self);
+    d = flow_delay_locked (self, f);
+    /* The longest a packet can take: delay, a full queue, the noise cap
+     * (unbounded without a cap or a queue limit). */
+    qmax = self->queue_limit_bytes > 0 ?
+        gst_util_uint64_scale (self->queue_limit_bytes, 8 * GST_SECOND,
+        MAX (self->capacity, 1)) : self->queue_limit_ms * GST_MSECOND;
+    if (GST_CLOCK_TIME_IS_VALID (max)) {
+      if ((self->queue_limit_ms == 0 && self->queue_limit_bytes == 0) ||
+          self->schedule || self->trace_file ||
+          (self->noise.dist != RC_NOISE_NONE && self->noise.max == 0))
+        max = GST_CLOCK_TIME_NONE;
+      else
+        max += d + qmax + (self->noise.dist != RC_NOISE_NONE ?
+            self->noise.max : 0);
+    }
+    GST_OBJECT_UNLOCK (self);
+    min += d;
+    gst_query_set_latency (query, live, min, max);
+  }
+  return ret;
+}
+
+static GstPad *
+gst_link_sim_request_new_pad (GstElement * element, GstPadTemplate * templ,
+    const gchar * name, const GstCaps * caps)
+{
+  GstLinkSim *self = GST_LINK_SIM (element);
+  GstElementClass *klass = GST_ELEMENT_GET_CLASS (element);
+  gboolean is_sink = GST_PAD_TEMPLATE_DIRECTION (templ) == GST_PAD_SINK;
+  GstPad *made[2] = { NULL, NULL }, *ret;
+  GstLinkSimFlow *f;
+  guint id = 0, i;
+  gboolean active = GST_STATE (element) > GST_STATE_READY ||
+      GST_STATE_PENDING (element) > GST_STATE_READY;
+
+  if (name) {
+    const gchar *num = strchr (name, '_');
+    gchar *end = NULL;
+    guint64 v;
+    if (!num || !g_ascii_isdigit (num[1]))
+      return NULL;
+    v = g_ascii_strtoull (num + 1, &end, 10);
+    if (*end != '\0' || v > G_MAXUINT16)
+      return NULL;
+    id = (guint) v;
+  }
+
+  GST_OBJECT_LOCK (self);
+  if (!name) {
+    /* The lowest N whose pad of this direction is free. */
+    for (id = 0;; id++) {
+      f = find_flow_locked (self, id);
+      if (!f || !(is_sink ? f->sinkpad : f->srcpad))
+        break;
+    }
+  }
+  f = find_flow_locked (self, id);
+  if (f && (is_sink ? f->sinkpad : f->srcpad)) {
+    GST_OBJECT_UNLOCK (self);
+    GST_WARNING_OBJECT (self, "pad %s exists", name);
+    return NULL;
+  }
+  if (!f) {
+    f = g_new0 (GstLinkSimFlow, 1);
+    f->ref = 1;
+    f->id = id;
+    f->core = G_MAXUINT;
+    f->last_ret = GST_FLOW_OK;
+    g_mutex_init (&f->push_lock);
+    g_queue_init (&f->events);
+    g_ptr_array_add (self->flows, f);
+  }
+  /* The requested pad, and its partner if missing: sink_N and src_N always
+   * come as a pair, so gst-launch's `a ! linksim ! b` links both. */
+  for (i = 0; i < 2; i++) {
+    gboolean sink = i == 0;
+    GstPadTemplate *t;
+    gchar *pname;
+    GstPad *pad;
+
+    if (sink ? f->sinkpad != NULL : f->srcpad != NULL)
+      continue;
+    t = sink == is_sink ? templ :
+        gst_element_class_get_pad_template (klass, sink ? "sink_%u" :
+        "src_%u");
+    pname = g_strdup_printf (sink ? "sink_%u" : "src_%u", id);
+    if (sink) {
+      pad = g_object_new (GST_TYPE_LINK_SIM_PAD, "name", pname, "direction",
+          GST_PAD_SINK, "template", t, NULL);
+      gst_pad_set_chain_function (pad, GST_DEBUG_FUNCPTR (gst_link_sim_chain));
+      gst_pad_set_event_function (pad,
+          GST_DEBUG_FUNCPTR (gst_link_sim_sink_event));
+      GST_PAD_SET_PROXY_ALLOCATION (pad);
+    } else {
+      pad = gst_pad_new_from_template (t, pname);
+      gst_pad_set_query_function (pad,
+          GST_DEBUG_FUNCPTR (gst_link_sim_src_query));
+    }
+    g_free (pname);
+    GST_PAD_SET_PROXY_CAPS (pad);
+    gst_pad_set_iterate_internal_links_function (pad,
+        GST_DEBUG_FUNCPTR (gst_link_sim_iterate_internal_links));
+    gst_pad_set_element_private (pad, f);
+    if (sink)
+      f->sinkpad = gst_object_ref (pad);
+    else
+      f->srcpad = gst_object_ref (pad);
+    made[i] = pad;
+  }
+  if (f->core == G_MAXUINT && self->link)
+    flow_attach_locked (self, f);
+  else if (f->core != G_MAXUINT && made[0])
+    rc_link_set_prop_delay (self->link, f->core, flow_delay_locked (self, f));
+  GST_OBJECT_UNLOCK (self);
+
+  ret = made[is_sink ? 0 : 1];
+  for (i = 0; i < 2; i++) {
+    if (!made[i])
+      continue;
+    if (active)
+      gst_pad_set_active (made[i], TRUE);
+    gst_element_add_pad (element, made[i]);
+    if (i == 0)
+      gst_child_proxy_child_added (GST_CHILD_PROXY (self), G_OBJECT (made[0]),
+          GST_OBJECT_NAME (made[0]));
+  }
+  GST_DEBUG_OBJECT (self, "flow %u: %s pad requested", id, is_sink ? "sink" :
+      "src");
+  return ret;
+}
+
+static void
+gst_link_sim_release_pad (GstElement * element, GstPad * pad)
+{
+  GstLinkSim *self = GST_LINK_SIM (element);
+  GstLinkSimFlow *f = gst_pad_get_element_private (pad);
+
+  GST_OBJECT_LOCK (self);
+  if (GST_PAD_IS_SINK (pad)) {
+    gst_clear_object (&f->sinkpad);
+  } else {
+    gst_clear_object (&f->srcpad);
+    /* Nowhere to go for what is in the link. */
+    flush_flow_locked (self, f);
+  }
+  if (!f->sinkpad && !f->srcpad) {
+    flush_flow_locked (self, f);
+    if (f->core != G_MAXUINT)
+      self->by_core[f->core] = NULL;
+    /* Drops the array's reference; items being pushed hold their own. */
+    g_ptr_array_remove (self->flows, f);
+  }
+  wake_locked (self);
+  GST_OBJECT_UNLOCK (self);
+
+  if (GST_PAD_IS_SINK (pad))
+    gst_child_proxy_child_removed (GST_CHILD_PROXY (self), G_OBJECT (pad),
+        GST_OBJECT_NAME (pad));
+  gst_pad_set_active (pad, FALSE);
+  gst_element_remove_pad (element, pad);
+}
+
+/* ------------------------------------------------------- state changes */
+
+/* Builds the link from the properties; FALSE with an error posted if they
+ * do not make one. */
+static gboolean
+start (GstLinkSim * self)
+{
+  RcLinkConfig cfg;
+  GError *err = NULL;
+  gchar *schedule, *trace_file;
+  RcLink *link;
+  guint i;
+
+  rc_link_config_init (&cfg);
+  GST_OBJECT_LOCK (self);
+  cfg.capacity_bps = self->capacity;
+  cfg.queue_limit_bytes = self->queue_limit_bytes;
+  cfg.queue_limit_time = self->queue_limit_ms * GST_MSECOND;
+  cfg.noise = self->noise;
+  cfg.loss = self->loss;
+  cfg.seed = self->seed;
+  schedule = g_strdup (self->schedule);
+  trace_file = g_strdup (self->trace_file);
+  GST_OBJECT_UNLOCK (self);
+
+  if (schedule && trace_file) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Both schedule and trace-file are set; use one."), (NULL));
+    goto fail;
+  }
+  if (trace_file) {
+    if (!rc_link_load_trace (trace_file, &cfg.trace_ms, &cfg.n_trace, &err)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ,
+          ("Bad trace-file: %s", err->message), (NULL));
+      goto fail;
+    }
+    cfg.mode = RC_CAPACITY_TRACE;
+  } else if (schedule) {
+    if (!rc_link_parse_schedule (schedule, &cfg.steps, &cfg.n_steps, &err)) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Bad schedule \"%s\": %s", schedule, err->message), (NULL));
+      goto fail;
+    }
+    cfg.mode = RC_CAPACITY_SCHEDULE;
+  }
+  if (!rc_link_config_validate (&cfg, &err)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Bad link settings: %s", err->message), (NULL));
+    goto fail;
+  }
+  link = rc_link_new (&cfg);
+  GST_INFO_OBJECT (self, "capacity %s %" G_GUINT64_FORMAT " bit/s, queue "
+      "limit %" G_GUINT64_FORMAT " B / %u ms, noise %s, loss %s, seed %u",
+      cfg.mode == RC_CAPACITY_TRACE ? "trace, mean" :
+      cfg.mode == RC_CAPACITY_SCHEDULE ? "schedule, first" : "constant",
+      rc_link_capacity_at (link, 0), cfg.queue_limit_bytes,
+      (guint) (cfg.queue_limit_time / GST_MSECOND),
+      rc_noise_dist_to_string (cfg.noise.dist),
+      rc_loss_kind_to_string (cfg.loss.kind), cfg.seed);
+  rc_link_config_clear (&cfg);
+  g_free (schedule);
+  g_free (trace_file);
+
+  GST_OBJECT_LOCK (self);
+  self->link = link;
+  memset (self->by_core, 0, sizeof (self->by_core));
+  for (i = 0; i < self->flows->len; i++) {
+    GstLinkSimFlow *f = g_ptr_array_index (self->flows, i);
+    flow_attach_locked (self, f);
+    f->eos = FALSE;
+    f->flushing = FALSE;
+    f->last_ret = GST_FLOW_OK;
+    g_queue_clear_full (&f->events, (GDestroyNotify) pending_event_free);
+  }
+  self->paused_now = 0;
+  self->playing = FALSE;
+  self->running = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+
+fail:
+  g_clear_error (&err);
+  rc_link_config_clear (&cfg);
+  g_free (schedule);
+  g_free (trace_file);
+  return FALSE;
+}
+
+static void
+stop (GstLinkSim * self)
+{
+  RcLink *link;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  link = self->link;
+  self->link = NULL;
+  for (i = 0; link && i < rc_link_n_flows (link); i++)
+    rc_link_remove_flow_packets (link, i, GST_CLOCK_TIME_NONE,
+        (GDestroyNotify) gst_buffer_unref);
+  for (i = 0; i < self->flows->len; i++) {
+    GstLinkSimFlow *f = g_ptr_array_index (self->flows, i);
+    g_queue_clear_full (&f->events, (GDestroyNotify) pending_event_free);
+    f->core = G_MAXUINT;
+  }
+  memset (self->by_core, 0, sizeof (self->by_core));
+  GST_OBJECT_UNLOCK (self);
+  rc_link_free (link);
+}
+
+static GstStateChangeReturn
+gst_link_sim_change_state (GstElement * element, GstStateChange transition)
+{
+  GstLinkSim *self = GST_LINK_SIM (element);
+  GstStateChangeReturn ret;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      if (!start (self))
+        return GST_STATE_CHANGE_FAILURE;
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_PLAYING:
+      GST_OBJECT_LOCK (self);
+      self->playing = TRUE;
+      wake_locked (self);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
+      GST_OBJECT_LOCK (self);
+      self->paused_now = now_locked (self);
+      self->playing = FALSE;
+      if (self->clock_id)
+        gst_clock_id_unschedule (self->clock_id);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      GST_OBJECT_LOCK (self);
+      self->running = FALSE;
+      gst_task_stop (self->task);
+      if (self->clock_id)
+        gst_clock_id_unschedule (self->clock_id);
+      g_cond_signal (&self->cond);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      break;
+  }
+
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (ret == GST_STATE_CHANGE_FAILURE) {
+    if (transition == GST_STATE_CHANGE_READY_TO_PAUSED)
+      stop (self);
+    return ret;
+  }
+
+  switch (transition) {
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      gst_task_start (self->task);
+      /* Like a live source: packets only leave in PLAYING. */
+      ret = GST_STATE_CHANGE_NO_PREROLL;
+      break;
+    case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
+      ret = GST_STATE_CHANGE_NO_PREROLL;
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      gst_task_join (self->task);
+      stop (self);
+      break;
+    default:
+      break;
+  }
+  return ret;
+}
+
+/* ----------------------------------------------------------- properties */
+
+static GstStructure *
+flow_stats_structure (const gchar * name, const RcLinkFlowStats * st)
+{
+  return gst_structure_new (name,
+      "packets-in", G_TYPE_UINT64, st->packets_in,
+      "bytes-in", G_TYPE_UINT64, st->bytes_in,
+      "packets-out", G_TYPE_UINT64, st->packets_out,
+      "bytes-out", G_TYPE_UINT64, st->bytes_out,
+      "dropped-queue", G_TYPE_UINT64, st->dropped_queue,
+      "dropped-loss", G_TYPE_UINT64, st->dropped_loss,
+      "flushed", G_TYPE_UINT64, st->flushed,
+      "qdelay-mean-ms", G_TYPE_DOUBLE, st->packets_out ?
+      st->qdelay_sum * 1000.0 / st->packets_out : 0.0,
+      "qdelay-max-ms", G_TYPE_DOUBLE,
+      (gdouble) st->qdelay_max / GST_MSECOND, NULL);
+}
+
+static gint
+flow_cmp (gconstpointer a, gconstpointer b)
+{
+  const GstLinkSimFlow *fa = *(GstLinkSimFlow * const *) a;
+  const GstLinkSimFlow *fb = *(GstLinkSimFlow * const *) b;
+  return fa->id < fb->id ? -1 : fa->id > fb->id;
+}
+
+static GstStructure *
+get_stats (GstLinkSim * self)
+{
+  RcLinkFlowStats total, st;
+  GstStructure *s;
+  GValue flows = G_VALUE_INIT;
+  GPtrArray *sorted;
+  guint64 capacity, backlog = 0;
+  GstClockTime qdelay = 0, now;
+  guint i;
+
+  memset (&total, 0, sizeof (total));
+  g_value_init (&flows, GST_TYPE_ARRAY);
+
+  GST_OBJECT_LOCK (self);
+  now = now_locked (self);
+  if (self->link) {
+    capacity = rc_link_capacity_at (self->link, now);
+    backlog = rc_link_backlog_bytes (self->link, now);
+    qdelay = rc_link_queue_delay (self->link, now);
+    rc_link_get_total_stats (self->link, &total);
+  } else {
+    capacity = self->capacity;
+  }
+  sorted = g_ptr_array_sized_new (self->flows->len);
+  for (i = 0; i < self->flows->len; i++)
+    g_ptr_array_add (sorted, g_ptr_array_index (self->flows, i));
+  g_ptr_array_sort (sorted, flow_cmp);
+  for (i = 0; i < sorted->len; i++) {
+    GstLinkSimFlow *f = g_ptr_array_index (sorted, i);
+    GValue v = G_VALUE_INIT;
+    GstStructure *fs;
+    gchar *pad = g_strdup_printf ("sink_%u", f->id);
+
+    memset (&st, 0, sizeof (st));
+    if (self->link && f->core != G_MAXUINT)
+      rc_link_get_flow_stats (self->link, f->core, &st);
+    fs = flow_stats_structure ("flow", &st);
+    gst_structure_set (fs, "pad", G_TYPE_STRING, pad,
+        "id", G_TYPE_UINT, f->id,
+        "delay-ms", G_TYPE_DOUBLE,
+        (gdouble) flow_delay_locked (self, f) / GST_MSECOND, NULL);
+    g_free (pad);
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, fs);
+    gst_value_array_append_and_take_value (&flows, &v);
+  }
+  g_ptr_array_unref (sorted);
+  GST_OBJECT_UNLOCK (self);
+
+  s = flow_stats_structure ("application/x-linksim-stats", &total);
+  gst_structure_set (s,
+      "capacity", G_TYPE_UINT64, capacity,
+      "queue-bytes", G_TYPE_UINT64, backlog,
+      "queue-delay-ms", G_TYPE_DOUBLE, (gdouble) qdelay / GST_MSECOND, NULL);
+  gst_structure_take_value (s, "flows", &flows);
+  return s;
+}
+
+/* A model property changed while running: hand it to the link. Object lock
+ * held; returns an error message to post (caller frees) if the new
+ * combination is invalid and was not applied. */
+static gchar *
+apply_running_locked (GstLinkSim * self, guint prop_id)
+{
+  GError *err = NULL;
+  gchar *msg = NULL;
+  GstClockTime now;
+  guint i;
+
+  if (!self->link)
+    return NULL;
+  now = now_locked (self);
+  switch (prop_id) {
+    case PROP_CAPACITY:
+      GST_DEBUG_OBJECT (self, "capacity now %" G_GUINT64_FORMAT " bit/s",
+          self->capacity);
+      rc_link_set_capacity (self->link, self->capacity, now);
+      break;
+    case PROP_QUEUE_LIMIT_MS:
+    case PROP_QUEUE_LIMIT_BYTES:
+      rc_link_set_queue_limit (self->link, self->queue_limit_bytes,
+          self->queue_limit_ms * GST_MSECOND);
+      break;
+    case PROP_DELAY:
+      for (i = 0; i < self->flows->len; i++) {
+        GstLinkSimFlow *f = g_ptr_array_index (self->flows, i);
+        if (f->core != G_MAXUINT)
+          rc_link_set_prop_delay (self->link, f->core,
+              flow_delay_locked (self, f));
+      }
+      break;
+    case PROP_NOISE_DISTRIBUTION:
+    case PROP_NOISE_MEAN:
+    case PROP_NOISE_STDDEV:
+    case PROP_NOISE_MAX:
+    case PROP_NOISE_SHAPE:
+    case PROP_NOISE_CORRELATION:
+    case PROP_NOISE_INTERVAL:
+      if (rc_link_noise_validate (&self->noise, &err))
+        rc_link_set_noise (self->link, &self->noise);
+      break;
+    case PROP_LOSS_MODEL:
+    case PROP_LOSS_RATE:
+    case PROP_GE_P:
+    case PROP_GE_R:
+    case PROP_GE_LOSS_GOOD:
+    case PROP_GE_LOSS_BAD:
+      if (rc_link_loss_validate (&self->loss, &err))
+        rc_link_set_loss (self->link, &self->loss);
+      break;
+    default:
+      return NULL;
+  }
+  if (err) {
+    msg = g_strdup (err->message);
+    g_error_free (err);
+  }
+  wake_locked (self);
+  return msg;
+}
+
+static void
+gst_link_sim_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstLinkSim *self = GST_LINK_SIM (object);
+  gchar *bad;
+
+  GST_OBJECT_LOCK (self);
+  if ((pspec->flags & GST_PARAM_MUTABLE_READY) &&
+      GST_STATE (self) > GST_STATE_READY) {
+    GST_OBJECT_UNLOCK (self);
+    GST_WARNING_OBJECT (self, "property '%s' can only be changed in the "
+        "NULL or READY state; ignored", pspec->name);
+    return;
+  }
+  switch (prop_id) {
+    case PROP_CAPACITY:
+      self->capacity = g_value_get_uint64 (value);
+      break;
+    case PROP_SCHEDULE:
+      g_free (self->schedule);
+      self->schedule = g_value_dup_string (value);
+      if (self->schedule && !*self->schedule)
+        g_clear_pointer (&self->schedule, g_free);
+      break;
+    case PROP_TRACE_FILE:
+      g_free (self->trace_file);
+      self->trace_file = g_value_dup_string (value);
+      if (self->trace_file && !*self->trace_file)
+        g_clear_pointer (&self->trace_file, g_free);
+      break;
+    case PROP_QUEUE_LIMIT_MS:
+      self->queue_limit_ms = g_value_get_uint (value);
+      break;
+    case PROP_QUEUE_LIMIT_BYTES:
+      self->queue_limit_bytes = g_value_get_uint64 (value);
+      break;
+    case PROP_DELAY:
+      self->delay = g_value_get_uint64 (value);
+      break;
+    case PROP_OVERHEAD:
+      self->overhead = g_value_get_uint (value);
+      break;
+    case PROP_TIMESTAMP:
+      self->timestamp = g_value_get_boolean (value);
+      break;
+    case PROP_NOISE_DISTRIBUTION:
+      self->noise.dist = g_value_get_enum (value);
+      break;
+    case PROP_NOISE_MEAN:
+      self->noise.mean = g_value_get_uint64 (value);
+      break;
+    case PROP_NOISE_STDDEV:
+      self->noise.stddev = g_value_get_uint64 (value);
+      break;
+    case PROP_NOISE_MAX:
+      self->noise.max = g_value_get_uint64 (value);
+      break;
+    case PROP_NOISE_SHAPE:
+      self->noise.pareto_shape = g_value_get_double (value);
+      break;
+    case PROP_NOISE_CORRELATION:
+      self->noise.correlation = g_value_get_double (value);
+      break;
+    case PROP_NOISE_INTERVAL:
+      self->noise.interval = g_value_get_uint64 (value);
+      break;
+    case PROP_LOSS_MODEL:
+      self->loss.kind = g_value_get_enum (value);
+      break;
+    case PROP_LOSS_RATE:
+      self->loss.rate = g_value_get_double (value);
+      break;
+    case PROP_GE_P:
+      self->loss.p = g_value_get_double (value);
+      break;
+    case PROP_GE_R:
+      self->loss.r = g_value_get_double (value);
+      break;
+    case PROP_GE_LOSS_GOOD:
+      self->loss.loss_good = g_value_get_double (value);
+      break;
+    case PROP_GE_LOSS_BAD:
+      self->loss.loss_bad = g_value_get_double (value);
+      break;
+    case PROP_SEED:
+      self->seed = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  bad = apply_running_locked (self, prop_id);
+  GST_OBJECT_UNLOCK (self);
+  if (bad) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("Not applied while running: %s", bad), (NULL));
+    g_free (bad);
+  }
+}
+
+static void
+gst_link_sim_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstLinkSim *self = GST_LINK_SIM (object);
+
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, get_stats (self));
+    return;
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CAPACITY:
+      g_value_set_uint64 (value, self->capacity);
+      break;
+    case PROP_SCHEDULE:
+      g_value_set_string (value, self->schedule);
+      break;
+    case PROP_TRACE_FILE:
+      g_value_set_string (value, self->trace_file);
+      break;
+    case PROP_QUEUE_LIMIT_MS:
+      g_value_set_uint (value, self->queue_limit_ms);
+      break;
+    case PROP_QUEUE_LIMIT_BYTES:
+      g_value_set_uint64 (value, self->queue_limit_bytes);
+      break;
+    case PROP_DELAY:
+      g_value_set_uint64 (value, self->delay);
+      break;
+    case PROP_OVERHEAD:
+      g_value_set_uint (value, self->overhead);
+      break;
+    case PROP_TIMESTAMP:
+      g_value_set_boolean (value, self->timestamp);
+      break;
+    case PROP_NOISE_DISTRIBUTION:
+      g_value_set_enum (value, self->noise.dist);
+      break;
+    case PROP_NOISE_MEAN:
+      g_value_set_uint64 (value, self->noise.mean);
+      break;
+    case PROP_NOISE_STDDEV:
+      g_value_set_uint64 (value, self->noise.stddev);
+      break;
+    case PROP_NOISE_MAX:
+      g_value_set_uint64 (value, self->noise.max);
+      break;
+    case PROP_NOISE_SHAPE:
+      g_value_set_double (value, self->noise.pareto_shape);
+      break;
+    case PROP_NOISE_CORRELATION:
+      g_value_set_double (value, self->noise.correlation);
+      break;
+    case PROP_NOISE_INTERVAL:
+      g_value_set_uint64 (value, self->noise.interval);
+      break;
+    case PROP_LOSS_MODEL:
+      g_value_set_enum (value, self->loss.kind);
+      break;
+    case PROP_LOSS_RATE:
+      g_value_set_double (value, self->loss.rate);
+      break;
+    case PROP_GE_P:
+      g_value_set_double (value, self->loss.p);
+      break;
+    case PROP_GE_R:
+      g_value_set_double (value, self->loss.r);
+      break;
+    case PROP_GE_LOSS_GOOD:
+      g_value_set_double (value, self->loss.loss_good);
+      break;
+    case PROP_GE_LOSS_BAD:
+      g_value_set_double (value, self->loss.loss_bad);
+      break;
+    case PROP_SEED:
+      g_value_set_uint (value, self->seed);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ------------------------------------------------------------ the pad */
+
+static void
+gst_link_sim_pad_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstLinkSimPad *pad = GST_LINK_SIM_PAD (object);
+  GstElement *parent;
+
+  switch (prop_id) {
+    case PROP_PAD_DELAY:
+      GST_OBJECT_LOCK (pad);
+      pad->delay = g_value_get_int64 (value);
+      GST_OBJECT_UNLOCK (pad);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      return;
+  }
+  /* A running flow takes it for packets leaving the queue from now on. */
+  parent = gst_pad_get_parent_element (GST_PAD (pad));
+  if (parent && GST_IS_LINK_SIM (parent)) {
+    GstLinkSim *self = GST_LINK_SIM (parent);
+    GstLinkSimFlow *f = gst_pad_get_element_private (GST_PAD (pad));
+    GST_OBJECT_LOCK (self);
+    if (self->link && f && f->core != G_MAXUINT) {
+      rc_link_set_prop_delay (self->link, f->core,
+          flow_delay_locked (self, f));
+      wake_locked (self);
+    }
+    GST_OBJECT_UNLOCK (self);
+  }
+  if (parent)
+    gst_object_unref (parent);
+}
+
+static void
+gst_link_sim_pad_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstLinkSimPad *pad = GST_LINK_SIM_PAD (object);
+
+  switch (prop_id) {
+    case PROP_PAD_DELAY:
+      GST_OBJECT_LOCK (pad);
+      g_value_set_int64 (value, pad->delay);
+      GST_OBJECT_UNLOCK (pad);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+}
+
+static void
+gst_link_sim_pad_class_init (GstLinkSimPadClass * klass)
+{
+  GObjectClass *gobject_class = (GObjectClass *) klass;
+
+  gobject_class->set_property = gst_link_sim_pad_set_property;
+  gobject_class->get_property = gst_link_sim_pad_get_property;
+  g_object_class_install_property (gobject_class, PROP_PAD_DELAY,
+      g_param_spec_int64 ("delay", "Delay",
+          "This flow's one-way propagation delay (ns); -1: the element's "
+          "delay", -1, MAX_TIME_PROP, DEFAULT_PAD_DELAY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+}
+
+static void
+gst_link_sim_pad_init (GstLinkSimPad * pad)
+{
+  pad->delay = DEFAULT_PAD_DELAY;
+}
+
+/* ------------------------------------------------------ child proxy */
+
+/* The sink pads are the children, so gst-launch can set
+ * `linksim name=l sink_1::delay=...` (it waits for child-added). */
+static GObject *
+gst_link_sim_child_proxy_get_child_by_index (GstChildProxy * proxy,
+    guint index)
+{
+  GstElement *e = GST_ELEMENT (proxy);
+  GObject *obj;
+
+  GST_OBJECT_LOCK (e);
+  obj = g_list_nth_data (e->sinkpads, index);
+  if (obj)
+    gst_object_ref (obj);
+  GST_OBJECT_UNLOCK (e);
+  return obj;
+}
+
+static guint
+gst_link_sim_child_proxy_get_children_count (GstChildProxy * proxy)
+{
+  GstElement *e = GST_ELEMENT (proxy);
+  guint n;
+
+  GST_OBJECT_LOCK (e);
+  n = e->numsinkpads;
+  GST_OBJECT_UNLOCK (e);
+  return n;
+}
+
+static void
+gst_link_sim_child_proxy_init (gpointer g_iface, gpointer iface_data)
+{
+  GstChildProxyInterface *iface = g_iface;
+
+  iface->get_child_by_index = gst_link_sim_child_proxy_get_child_by_index;
+  iface->get_children_count = gst_link_sim_child_proxy_get_children_count;
+}
+
+/* ------------------------------------------------------ class, init */
+
+static void
+gst_link_sim_finalize (GObject * object)
+{
+  GstLinkSim *self = GST_LINK_SIM (object);
+
+  stop (self);
+  g_ptr_array_unref (self->flows);
+  g_free (self->schedule);
+  g_free (self->trace_file);
+  gst_object_unref (self->task);
+  g_rec_mutex_clear (&self->task_lock);
+  g_cond_clear (&self->cond);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_link_sim_class_init (GstLinkSimClass * klass)
+{
+  GObjectClass *gobject_class = (GObjectClass *) klass;
+  GstElementClass *element_class = (GstElementClass *) klass;
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+  const GParamFlags live = rw | GST_PARAM_MUTABLE_PLAYING;
+  const GParamFlags ready = rw | GST_PARAM_MUTABLE_READY;
+
+  gobject_class->set_property = gst_link_sim_set_property;
+  gobject_class->get_property = gst_link_sim_get_property;
+  gobject_class->finalize = gst_link_sim_finalize;
+  element_class->change_state = gst_link_sim_change_state;
+  element_class->request_new_pad = gst_link_sim_request_new_pad;
+  element_class->release_pad = gst_link_sim_release_pad;
+
+  g_object_class_install_property (gobject_class, PROP_CAPACITY,
+      g_param_spec_uint64 ("capacity", "Capacity",
+          "Link rate (bit/s of buffer bytes plus overhead). With a schedule: "
+          "the rate before its first step. Set while playing: the link "
+          "switches to this constant rate from then on", 1, G_MAXUINT64,
+          DEFAULT_CAPACITY, live));
+  g_object_class_install_property (gobject_class, PROP_SCHEDULE,
+      g_param_spec_string ("schedule", "Capacity schedule",
+          "Piecewise-constant capacity, \"SECONDS:BITRATE,...\" in time "
+          "order, e.g. \"0:1000000,40:2500000\" (running time)", NULL,
+          ready));
+  g_object_class_install_property (gobject_class, PROP_TRACE_FILE,
+      g_param_spec_string ("trace-file", "Trace file",
+          "Mahimahi trace: one line per 1500-byte delivery opportunity, in "
+          "ms, non-decreasing; it loops with period = the last line", NULL,
+          ready));
+  g_object_class_install_property (gobject_class, PROP_QUEUE_LIMIT_MS,
+      g_param_spec_uint ("queue-limit-ms", "Queue limit (ms)",
+          "Tail-drop limit as time to drain at the current capacity (ms); "
+          "0: none. Ignored when queue-limit-bytes is set", 0,
+          MAX_QUEUE_LIMIT_MS, DEFAULT_QUEUE_LIMIT_MS, live));
+  g_object_class_install_property (gobject_class, PROP_QUEUE_LIMIT_BYTES,
+      g_param_spec_uint64 ("queue-limit-bytes", "Queue limit (bytes)",
+          "Tail-drop limit in bytes; 0: use queue-limit-ms", 0, G_MAXUINT64,
+          DEFAULT_QUEUE_LIMIT_BYTES, live));
+  g_object_class_install_property (gobject_class, PROP_DELAY,
+      g_param_spec_uint64 ("delay", "Delay",
+          "One-way propagation delay of every flow whose pad does not set "
+          "its own (ns)", 0, MAX_TIME_PROP, DEFAULT_DELAY, live));
+  g_object_class_install_property (gobject_class, PROP_OVERHEAD,
+      g_param_spec_uint ("overhead", "Per-packet overhead",
+          "Bytes added to each buffer's size on the link, e.g. 28 for "
+          "IPv4 + UDP headers, 48 for IPv6 + UDP", 0, 65535,
+          DEFAULT_OVERHEAD, live));
+  g_object_class_install_property (gobject_class, PROP_TIMESTAMP,
+      g_param_spec_boolean ("timestamp", "Timestamp arrivals",
+          "Set each packet's PTS and DTS to its arrival running time, as "
+          "udpsrc does at a receiver, so an rtpbin or jitterbuffer right "
+          "after linksim sees the emulated arrival times. FALSE: buffers "
+          "leave untouched (no copy)", DEFAULT_TIMESTAMP, live));
+  g_object_class_install_property (gobject_class, PROP_NOISE_DISTRIBUTION,
+      g_param_spec_enum ("noise-distribution", "Noise distribution",
+          "Distribution of the extra delay after the queue",
+          GST_TYPE_LINK_SIM_NOISE, DEFAULT_NOISE_DISTRIBUTION, live));
+  g_object_class_install_property (gobject_class, PROP_NOISE_MEAN,
+      g_param_spec_uint64 ("noise-mean", "Noise mean",
+          "Mean of the delay noise (ns)", 0, MAX_TIME_PROP, 0, live));
+  g_object_class_install_property (gobject_class, PROP_NOISE_STDDEV,
+      g_param_spec_uint64 ("noise-stddev", "Noise standard deviation",
+          "Standard deviation of the normal delay noise (ns)", 0,
+          MAX_TIME_PROP, 0, live));
+  g_object_class_install_property (gobject_class, PROP_NOISE_MAX,
+      g_param_spec_uint64 ("noise-max", "Noise cap",
+          "Cap on one noise sample (ns); 0: none", 0, MAX_TIME_PROP, 0,
+          live));
+  g_object_class_install_property (gobject_class, PROP_NOISE_SHAPE,
+      g_param_spec_double ("noise-shape", "Pareto shape",
+          "Shape of the Pareto noise; must be above 1 (finite mean), "
+          "smaller is heavier-tailed", 0.0, 1000.0, DEFAULT_NOISE_SHAPE,
+          live));
+  g_object_class_install_property (gobject_class, PROP_NOISE_CORRELATION,
+      g_param_spec_double ("noise-correlation", "Noise correlation",
+          "AR(1) weight of the previous noise value, 0..1 (keeps the mean)",
+          0.0, 1.0, 0.0, live));
+  g_object_class_install_property (gobject_class, PROP_NOISE_INTERVAL,
+      g_param_spec_uint64 ("noise-interval", "Noise interval",
+          "0: a new noise sample per packet; > 0: one per this much time "
+          "(ns), shared by the packets in it, so the delay statistics do "
+          "not depend on the packet rate", 0, MAX_TIME_PROP, 0, live));
+  g_object_class_install_property (gobject_class, PROP_LOSS_MODEL,
+      g_param_spec_enum ("loss-model", "Loss model",
+          "Random loss after the queue (the packet used the link)",
+          GST_TYPE_LINK_SIM_LOSS, RC_LOSS_NONE, live));
+  g_object_class_install_property (gobject_class, PROP_LOSS_RATE,
+      g_param_spec_double ("loss-rate", "Loss rate",
+          "Bernoulli loss probability", 0.0, 1.0, 0.0, live));
+  g_object_class_install_property (gobject_class, PROP_GE_P,
+      g_param_spec_double ("ge-p", "Gilbert-Elliott p",
+          "Probability per packet of going from the good to the bad state",
+          0.0, 1.0, 0.0, live));
+  g_object_class_install_property (gobject_class, PROP_GE_R,
+      g_param_spec_double ("ge-r", "Gilbert-Elliott r",
+          "Probability per packet of going from the bad to the good state "
+          "(mean bad run: 1/r packets)", 0.0, 1.0, 1.0, live));
+  g_object_class_install_property (gobject_class, PROP_GE_LOSS_GOOD,
+      g_param_spec_double ("ge-loss-good", "Gilbert-Elliott loss (good)",
+          "Loss probability in the good state", 0.0, 1.0, 0.0, live));
+  g_object_class_install_property (gobject_class, PROP_GE_LOSS_BAD,
+      g_param_spec_double ("ge-loss-bad", "Gilbert-Elliott loss (bad)",
+          "Loss probability in the bad state", 0.0, 1.0, 1.0, live));
+  g_object_class_install_property (gobject_class, PROP_SEED,
+      g_param_spec_uint ("seed", "Seed",
+          "Seed of the link's random generator (noise and loss): the same "
+          "seed and input give the same output", 0, G_MAXUINT32,
+          DEFAULT_SEED, ready));
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Link and per-flow counters (see the element docs for the "
+          "fields)", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &sink_template, GST_TYPE_LINK_SIM_PAD);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Bottleneck link emulator", "Filter/Network",
+      "Shared FIFO tail-drop queue at a constant, scheduled or traced "
+      "capacity, with propagation delay, delay noise and random loss, "
+      "timed on the element clock", "gst-ratecontrol developers");
+  gst_type_mark_as_plugin_api (GST_TYPE_LINK_SIM_NOISE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_LINK_SIM_LOSS, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_LINK_SIM_PAD, 0);
+}
+
+static void
+gst_link_sim_init (GstLinkSim * self)
+{
+  RcLinkConfig def;
+
+  rc_link_config_init (&def);
+  self->capacity = DEFAULT_CAPACITY;
+  self->queue_limit_ms = DEFAULT_QUEUE_LIMIT_MS;
+  self->queue_limit_bytes = DEFAULT_QUEUE_LIMIT_BYTES;
+  self->delay = DEFAULT_DELAY;
+  self->overhead = DEFAULT_OVERHEAD;
+  self->timestamp = DEFAULT_TIMESTAMP;
+  self->noise = def.noise;
+  self->noise.pareto_shape = DEFAULT_NOISE_SHAPE;
+  self->loss = def.loss;
+  self->seed = DEFAULT_SEED;
+
+  self->flows = g_ptr_array_new_with_free_func ((GDestroyNotify) flow_unref);
+  self->wait_time = GST_CLOCK_TIME_NONE;
+  g_cond_init (&self->cond);
+  g_rec_mutex_init (&self->task_lock);
+  self->task = gst_task_new ((GstTaskFunction) gst_link_sim_loop, self, NULL);
+  gst_task_set_lock (self->task, &self->task_lock);
+  gst_object_set_name (GST_OBJECT (self->task), "linksim");
+}
