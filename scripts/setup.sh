@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 PKGS="build-essential pkg-config meson ninja-build
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly libvpx-dev python3-gi python3-gst-1.0"
+  gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly libvpx-dev python3-gi python3-gst-1.0
+  python3-matplotlib"
 
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""Tests of the rcsim simulator, run as a program the way users run it.
+
+    test_rcsim.py RCSIM SCENARIO_DIR PLOT_SCRIPT TEST
+
+One TEST per meson test (suite `tools`), so they run in parallel and fail
+separately:
+
+  determinism      same seed -> byte-identical JSON and CSV; another seed
+                   -> different results on a link with noise and loss, and
+                   on random short-TCP arrivals
+  json-schema      --json is one object with every documented field, of the
+                   documented type and range (docs/metrics.md)
+  scenarios        every shipped scenario runs to the end, table and JSON
+  cli              --list-controllers, --controller override, --duration,
+                   --seed, and errors for bad arguments and bad files
+  csv-plot         --csv writes the documented files with a row per 200 ms
+                   and the controller's stats columns; the plot script
+                   turns them into a PNG (skipped without matplotlib)
+  tcp-fills-link   a long TCP flow alone fills the bottleneck and builds a
+                   standing queue in its 300 ms drop-tail buffer
+  urcp-clean-utilization   URCP alone on a clean 1 Mbit/s, 50 ms link:
+                   >= 90 % utilization (the foundation issue's acceptance)
+  urcp-wimax-utilization   the same on the WiMAX-like noisy profile
+
+Only the Python standard library is needed.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+class Ctx:
+    def __init__(self, rcsim, scen_dir, plot):
+        self.rcsim = rcsim
+        self.scen_dir = scen_dir
+        self.plot = plot
+
+    def scen(self, name):
+        return os.path.join(self.scen_dir, name)
+
+    def run(self, *args, expect=0):
+        p = subprocess.run([self.rcsim, *args], capture_output=True, text=True)
+        check(p.returncode == expect,
+              f"rcsim {' '.join(args)}: exit {p.returncode}, want {expect}\n{p.stderr}")
+        return p
+
+    def json(self, *args):
+        out = self.run(*args, "--json").stdout
+        try:
+            return json.loads(out), out
+        except ValueError as e:
+            raise Failure(f"rcsim {' '.join(args)} --json: not JSON ({e}):\n{out[:500]}")
+
+
+def read_dir(d):
+    return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))}
+
+
+def test_determinism(c):
+    for name in ("noisy-wimax.ini", "rfc8867-5.7-short-tcp.ini", "rfc8867-5.3-congested-feedback.ini"):
+        path = c.scen(name)
+        tmp = tempfile.mkdtemp(prefix="rcsim-det-")
+        try:
+            a = c.run(path, "--json", "--seed", "7", "--csv", os.path.join(tmp, "a")).stdout
+            b = c.run(path, "--json", "--seed", "7", "--csv", os.path.join(tmp, "b")).stdout
+            check(a == b, f"{name}: same seed, different JSON")
+            check(read_dir(os.path.join(tmp, "a")) == read_dir(os.path.join(tmp, "b")),
+                  f"{name}: same seed, different CSV")
+            t1 = c.run(path, "--seed", "7").stdout
+            t2 = c.run(path, "--seed", "7").stdout
+            check(t1 == t2, f"{name}: same seed, different table")
+            d = c.run(path, "--json", "--seed", "8").stdout
+            check(d != a, f"{name}: seeds 7 and 8 gave identical results")
+        finally:
+            shutil.rmtree(tmp)
+    # Without noise, loss or random traffic the seed only moves the source's
+    # frame sizes; the run must still be reproducible.
+    a = c.run(c.scen("clean-1mbps.ini"), "--json").stdout
+    b = c.run(c.scen("clean-1mbps.ini"), "--json").stdout
+    check(a == b, "clean-1mbps: two runs differ")
+
+
+def is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def check_dist(d, where):
+    check(isinstance(d, dict) and set(d) == {"mean", "p50", "p95", "max"},
+          f"{where}: qdelay_ms keys {d}")
+    if d["mean"] is None:
+        check(all(d[k] is None for k in d), f"{where}: partly null qdelay_ms")
+        return
+    for k in d:
+        check(is_num(d[k]) and d[k] >= 0, f"{where}: qdelay_ms.{k} = {d[k]!r}")
+    check(d["p50"] <= d["p95"] <= d["max"] and d["mean"] <= d["max"],
+          f"{where}: qdelay_ms not ordered {d}")
+
+
+def check_result(j, where):
+    top = {"scenario", "seed", "duration_s", "link", "fairness", "flows"}
+    check(top <= set(j), f"{where}: missing {top - set(j)}")
+    check(isinstance(j["scenario"], str) and j["scenario"], f"{where}: scenario")
+    check(isinstance(j["seed"], int), f"{where}: seed")
+    check(is_num(j["duration_s"]) and j["duration_s"] > 0, f"{where}: duration_s")
+    u = j["link"]["utilization"]
+    check(is_num(u) and 0 <= u <= 1.0001, f"{where}: utilization {u}")
+    check_dist(j["link"]["qdelay_ms"], where + " link")
+    fa = j["fairness"]
+    check(set(fa) == {"jain", "min_max_ratio"}, f"{where}: fairness keys")
+    check((fa["jain"] is None) == (fa["min_max_ratio"] is None), f"{where}: fairness nulls")
+    if fa["jain"] is not None:
+        check(0 < fa["jain"] <= 1.0001 and 0 <= fa["min_max_ratio"] <= 1.0001,
+              f"{where}: fairness {fa}")
+    check(isinstance(j["flows"], list) and j["flows"], f"{where}: flows")
+    keys = {"id", "kind", "controller", "start_s", "stop_s", "goodput_kbps", "send_kbps",
+            "fec_kbps", "qdelay_ms", "loss_pre", "loss_post", "convergence_s"}
+    for i, f in enumerate(j["flows"]):
+        w = f"{where} flow {i}"
+        check(keys <= set(f), f"{w}: missing {keys - set(f)}")
+        check(f["id"] == i, f"{w}: id {f['id']}")
+        check(f["kind"] in ("media", "tcp", "cbr"), f"{w}: kind {f['kind']}")
+        check(isinstance(f["controller"], str) and f["controller"], f"{w}: controller")
+        check(0 <= f["start_s"] <= f["stop_s"] <= j["duration_s"], f"{w}: start/stop")
+        for k in ("goodput_kbps", "send_kbps", "fec_kbps"):
+            check(is_num(f[k]) and f[k] >= 0, f"{w}: {k} = {f[k]!r}")
+        check(f["goodput_kbps"] <= f["send_kbps"] + 1e-6, f"{w}: goodput above send rate")
+        for k in ("loss_pre", "loss_post"):
+            check(is_num(f[k]) and 0 <= f[k] <= 1, f"{w}: {k} = {f[k]!r}")
+        check(f["loss_post"] <= f["loss_pre"] + 1e-9, f"{w}: loss_post > loss_pre")
+        check(f["convergence_s"] is None or (is_num(f["convergence_s"]) and
+                                              0 <= f["convergence_s"] <= f["stop_s"] - f["start_s"]),
+              f"{w}: convergence_s {f['convergence_s']!r}")
+        check_dist(f["qdelay_ms"], w)
+
+
+def test_json_schema(c):
+    for name in ("rfc8867-5.1-variable-capacity-single.ini", "rfc8867-5.3-congested-feedback.ini",
+                 "rfc8867-5.6-long-tcp.ini", "cbr-cross-traffic.ini", "rfc8867-5.4-competing-media.ini"):
+        j, text = c.json(c.scen(name))
+        check_result(j, name)
+        check(text.count("\n{") == 0 and text.strip().startswith("{") and text.strip().endswith("}"),
+              f"{name}: not exactly one object")
+    j, _ = c.json(c.scen("rfc8867-5.4-competing-media.ini"))
+    check(j["fairness"]["jain"] is not None, "5.4: three media flows but no fairness")
+    j, _ = c.json(c.scen("rfc8867-5.1-variable-capacity-single.ini"))
+    check(j["fairness"]["jain"] is None, "5.1: one media flow but a fairness value")
+    j, _ = c.json(c.scen("cbr-cross-traffic.ini"))
+    cbr = [f for f in j["flows"] if f["kind"] == "cbr"][0]
+    check(abs(cbr["send_kbps"] - 500) < 5, f"CBR flow sends {cbr['send_kbps']} kbit/s, want 500")
+
+
+def test_scenarios(c):
+    names = sorted(n for n in os.listdir(c.scen_dir) if n.endswith(".ini"))
+    check(len(names) >= 14, f"only {len(names)} shipped scenarios")
+    for want in ["rfc8867-5.%d" % i for i in range(1, 9)] + \
+            ["noisy-" + p for p in ("cable", "adsl", "ethernet", "wifi", "wimax", "hspa")]:
+        check(any(n.startswith(want) for n in names), f"no shipped scenario {want}*")
+    for n in names:
+        table = c.run(c.scen(n)).stdout
+        check("utilization" in table, f"{n}: table has no utilization line")
+        j, _ = c.json(c.scen(n))
+        check_result(j, n)
+
+
+def test_cli(c):
+    ctrls = c.run("--list-controllers").stdout.split()
+    check("urcp" in ctrls and "um" in ctrls, f"--list-controllers: {ctrls}")
+    path = c.scen("rfc8867-5.6-long-tcp.ini")
+    j, _ = c.json(path, "--controller", "um", "--duration", "20")
+    check(j["duration_s"] == 20, f"--duration 20 gave {j['duration_s']}")
+    for f in j["flows"]:
+        if f["kind"] == "media":
+            check(f["controller"] == "um", f"--controller um: media flow runs {f['controller']}")
+        else:
+            check(f["controller"] in ("cubic", "newreno"), f"TCP flow controller {f['controller']}")
+        check(f["stop_s"] <= 20, "flow outlives --duration")
+    j, _ = c.json(path, "--seed", "42", "--duration", "10")
+    check(j["seed"] == 42, "--seed not reported")
+    c.run(path, "--controller", "nosuch", expect=2)
+    c.run(expect=2)
+    c.run(os.path.join(c.scen_dir, "does-not-exist.ini"), expect=1)
+    tmp = tempfile.mkdtemp(prefix="rcsim-cli-")
+    try:
+        bad = os.path.join(tmp, "bad.ini")
+        for text, what in [
+            ("[link]\ncapacity=1000000\ncapactiy=5\n[flow:v]\nkind=media\n", "capactiy"),
+            ("[link]\ncapacity=1000000\n[flow:v]\nkind=video\n", "kind"),
+            ("[link]\ncapacity=1000000\n", "no [flow"),
+            ("[link]\nschedule=0:1000000,10:0\n[flow:v]\n", "schedule"),
+            ("[link]\n[flow:v]\nstart=10\nstop=5\n", "stop"),
+            ("[link]\n[flows:v]\n", "unknown group"),
+        ]:
+            open(bad, "w").write(text)
+            p = c.run(bad, expect=1)
+            check(what in p.stderr, f"bad scenario ({what}): message was {p.stderr.strip()!r}")
+        # --bench reports on stderr only: stdout stays the deterministic table.
+        p = c.run(c.scen("clean-1mbps.ini"), "--bench", "--duration", "10")
+        check("real time" in p.stderr and "real time" not in p.stdout, "--bench output")
+    finally:
+        shutil.rmtree(tmp)
+
+
+def test_csv_plot(c):
+    tmp = tempfile.mkdtemp(prefix="rcsim-csv-")
+    try:
+        d = os.path.join(tmp, "csv")
+        j, _ = c.json(c.scen("rfc8867-5.6-long-tcp.ini"), "--csv", d, "--duration", "30")
+        files = sorted(os.listdir(d))
+        check(files == ["capacity.csv", "flow-0.csv", "flow-1.csv", "flows.csv"], f"CSV files {files}")
+        import csv
+        cap = list(csv.DictReader(open(os.path.join(d, "capacity.csv"))))
+        check(len(cap) == 150, f"capacity.csv: {len(cap)} rows for 30 s / 200 ms")
+        check(all(abs(float(r["capacity_kbps"]) - 2000) < 1e-6 for r in cap), "capacity column")
+        media = list(csv.DictReader(open(os.path.join(d, "flow-0.csv"))))
+        tcp = list(csv.DictReader(open(os.path.join(d, "flow-1.csv"))))
+        check(len(media) == 150 and len(tcp) == 150, "flow CSV rows")
+        for col in ("t_s", "active", "send_kbps", "goodput_kbps", "fec_kbps", "fair_share_kbps",
+                    "qdelay_ms", "qdelay_max_ms", "loss", "target_kbps", "encoder_kbps",
+                    "pacing_kbps", "state", "r-max", "delta-min-ms", "k0", "k2"):
+            check(col in media[0], f"media CSV lacks {col}")
+        for col in ("cwnd_segments", "srtt_ms"):
+            check(col in tcp[0], f"TCP CSV lacks {col}")
+        # The series add up to the totals: mean goodput over the flow's
+        # active bins equals the JSON goodput.
+        f0 = j["flows"][0]
+        act = [float(r["goodput_kbps"]) for r in media
+               if f0["start_s"] <= float(r["t_s"]) < f0["stop_s"]]
+        check(abs(sum(act) / len(act) - f0["goodput_kbps"]) < 0.02 * f0["goodput_kbps"] + 1,
+              f"CSV goodput {sum(act) / len(act):.1f} vs JSON {f0['goodput_kbps']:.1f}")
+        png = os.path.join(tmp, "out.png")
+        p = subprocess.run([c.plot, d, "-o", png, "--title", "test"], capture_output=True, text=True)
+        if p.returncode != 0 and "matplotlib not found" in p.stderr:
+            print("plot skipped: matplotlib not installed")
+            return
+        check(p.returncode == 0, f"plot_rcsim.py failed: {p.stderr}")
+        check(open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", "plot is not a PNG")
+    finally:
+        shutil.rmtree(tmp)
+
+
+def test_tcp_fills_link(c):
+    j, _ = c.json(c.scen("tcp-alone.ini"))
+    u = j["link"]["utilization"]
+    q = j["link"]["qdelay_ms"]
+    tcp = j["flows"][0]
+    print(f"TCP alone: utilization {u:.3f}, queueing delay mean {q['mean']:.0f} ms, "
+          f"p95 {q['p95']:.0f} ms, loss {tcp['loss_pre']:.4f}")
+    check(u >= 0.95, f"TCP alone uses only {u:.1%} of the link")
+    # A loss-based window keeps the 300 ms buffer mostly full...
+    check(q["mean"] >= 150 and q["p95"] >= 250, f"no standing queue: {q}")
+    # ...and learns only from its overflow.
+    check(tcp["loss_pre"] > 0, "TCP never lost a packet in a drop-tail queue")
+    check(tcp["convergence_s"] is not None and tcp["convergence_s"] < 10,
+          f"TCP convergence {tcp['convergence_s']}")
+
+
+def urcp_utilization(c, name, want):
+    j, _ = c.json(c.scen(name), "--controller", "urcp")
+    u = j["link"]["utilization"]
+    f = j["flows"][0]
+    print(f"{name}: utilization {u:.3f}, qdelay mean {j['link']['qdelay_ms']['mean']:.1f} ms, "
+          f"loss {f['loss_pre']:.4f}, convergence {f['convergence_s']}")
+    check(u >= want, f"{name}: URCP utilization {u:.1%} < {want:.0%}")
+    return j
+
+
+def test_urcp_clean_utilization(c):
+    j = urcp_utilization(c, "clean-1mbps.ini", 0.90)
+    q = j["link"]["qdelay_ms"]["mean"]
+    check(q < 30, f"clean-1mbps: mean queueing delay {q:.1f} ms")
+
+
+def test_urcp_wimax_utilization(c):
+    urcp_utilization(c, "noisy-wimax.ini", 0.90)
+
+
+TESTS = {
+    "determinism": test_determinism,
+    "json-schema": test_json_schema,
+    "scenarios": test_scenarios,
+    "cli": test_cli,
+    "csv-plot": test_csv_plot,
+    "tcp-fills-link": test_tcp_fills_link,
+    "urcp-clean-utilization": test_urcp_clean_utilization,
+    "urcp-wimax-utilization": test_urcp_wimax_utilization,
+}
+
+
+def main():
+    if len(sys.argv) != 5 or sys.argv[4] not in TESTS:
+        print(__doc__, file=sys.stderr)
+        return 2
+    c = Ctx(*sys.argv[1:4])
+    try:
+        TESTS[sys.argv[4]](c)
+    except Failure as e:
+        print(f"FAIL {sys.argv[4]}: {e}", file=sys.stderr)
+        return 1
+    print(f"PASS {sys.argv[4]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

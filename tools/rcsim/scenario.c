@@ -1,0 +1,781 @@
+/* Scenario files (GKeyFile): see docs/scenarios.md for every key.
+ *
+ * Unknown groups and keys are errors, so a typo never silently leaves a
+ * default in place. The [link] and [reverse] keys are linksim's property
+ * names, so the same file can configure a real linksim. */
+#include <string.h>
+#include <math.h>
+#include "sim.h"
+
+#define DEFAULT_DURATION (60 * GST_SECOND)
+/* 30 frames per second, as seed 000 sec. VII-A's conferencing sequence
+ * (CIF at 30 fps). */
+#define DEFAULT_FPS 30.0
+/* RFC 8867 sec. 4: a live encoder needs about 100 ms to follow a new
+ * target. */
+#define DEFAULT_ENCODER_LAG (100 * GST_MSECOND)
+/* Periodic key frames (the issue: "a key frame every N s, several times
+ * larger"). 3x a frame's budget is on the low side of "several": a
+ * real-time CBR encoder's rate control limits intra frames. */
+#define DEFAULT_KEY_INTERVAL (10 * GST_SECOND)
+#define DEFAULT_KEY_FACTOR 3.0
+/* Frame-to-frame size variation around the encoder's rate (sigma of a
+ * mean-1 lognormal factor): 0.115 is the spread of the core tests' source
+ * (tests/check/core/bottleneck.c, uniform +-20 %, sd 0.4 / sqrt (12)), so
+ * rcsim and the core tests load the link alike. */
+#define DEFAULT_FRAME_NOISE 0.115
+/* RTP payload per packet (the issue's ~1200 bytes; a common WebRTC choice
+ * that leaves room for SRTP and TURN overhead in a 1500-byte MTU). */
+#define DEFAULT_MTU_PAYLOAD 1200
+/* Per-packet feedback every 50 ms (the issue's default; transport-wide
+ * feedback is usually sent every 50-100 ms). */
+#define DEFAULT_FEEDBACK_INTERVAL (50 * GST_MSECOND)
+/* urcpsender's default max-queue-time. */
+#define DEFAULT_PACER_MAX_QUEUE (250 * GST_MSECOND)
+#define DEFAULT_CBR_PACKET 1200
+/* Short TCP flows (RFC 8867 sec. 5.7, model of RFC 8868): 30-50 KB
+ * transfers with exponential idle times of mean 10 s, as the RFC authors'
+ * ns3-rmcat implements it. */
+#define DEFAULT_THINK_MEAN (10 * GST_SECOND)
+
+/* linksim's property names; values in linksim's units (times in ns). */
+static const gchar *link_keys[] = {
+  "capacity", "schedule", "trace-file", "queue-limit-ms", "queue-limit-bytes",
+  "delay", "overhead", "noise-distribution", "noise-mean", "noise-max",
+  "noise-shape", "noise-stddev", "noise-correlation", "noise-interval",
+  "loss-model", "loss-rate", "ge-p", "ge-r", "ge-loss-good", "ge-loss-bad",
+  "seed", NULL
+};
+
+/* IPv4 + UDP: what every RTP/RTCP packet adds on a real link. linksim's
+ * default is 0 (it counts buffer bytes); rcsim models the network. */
+#define DEFAULT_OVERHEAD 28
+
+static const gchar *scenario_keys[] = {
+  "name", "description", "duration", "seed", NULL
+};
+
+static const gchar *flow_keys[] = {
+  "kind", "count", "direction", "start", "stop", "delay-ms",
+  "return-delay-ms",
+  /* media */
+  "controller", "min-bitrate", "start-bitrate", "max-bitrate", "fps",
+  "key-interval", "key-factor", "frame-noise", "encoder-lag-ms", "mtu",
+  "feedback-interval-ms", "pacer-max-queue-ms", "pacing", "clock-offset-ms",
+  "clock-skew-ppm", "pause", "fec",
+  /* tcp */
+  "cc", "size-min", "size-max", "think-mean", "initially-on",
+  /* cbr */
+  "rate", "packet-size", NULL
+};
+
+const gchar *
+sim_flow_kind_to_string (SimFlowKind k)
+{
+  switch (k) {
+    case SIM_FLOW_MEDIA:
+      return "media";
+    case SIM_FLOW_TCP:
+      return "tcp";
+    case SIM_FLOW_CBR:
+      return "cbr";
+  }
+  return "unknown";
+}
+
+gboolean
+sim_controller_from_string (const gchar * name, RcControllerKind * out)
+{
+  gint k;
+
+  /* Every kind rc-controller.h knows, so a new controller needs no change
+   * here. */
+  for (k = 0;; k++) {
+    const gchar *s = rc_controller_kind_to_string ((RcControllerKind) k);
+    if (g_strcmp0 (s, "unknown") == 0)
+      return FALSE;
+    if (g_ascii_strcasecmp (s, name) == 0) {
+      *out = (RcControllerKind) k;
+      return TRUE;
+    }
+  }
+}
+
+static gboolean
+check_keys (GKeyFile * kf, const gchar * group, const gchar ** allowed,
+    GError ** error)
+{
+  gchar **keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  gchar **k;
+
+  for (k = keys; k && *k; k++) {
+    if (!g_strv_contains (allowed, *k)) {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
+          "[%s]: unknown key '%s' (see docs/scenarios.md)", group, *k);
+      g_strfreev (keys);
+      return FALSE;
+    }
+  }
+  g_strfreev (keys);
+  return TRUE;
+}
+
+/* Numeric key or default; a present but malformed value is an error. */
+static gboolean
+get_double (GKeyFile * kf, const gchar * g, const gchar * k, gdouble def,
+    gdouble * out, GError ** error)
+{
+  GError *err = NULL;
+  gdouble v;
+
+  if (!g_key_file_has_key (kf, g, k, NULL)) {
+    *out = def;
+    return TRUE;
+  }
+  v = g_key_file_get_double (kf, g, k, &err);
+  if (err) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] %s: %s", g, k, err->message);
+    g_error_free (err);
+    return FALSE;
+  }
+  if (!isfinite (v)) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] %s: not a finite number", g, k);
+    return FALSE;
+  }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+get_nonneg (GKeyFile * kf, const gchar * g, const gchar * k, gdouble def,
+    gdouble * out, GError ** error)
+{
+  if (!get_double (kf, g, k, def, out, error))
+    return FALSE;
+  if (*out < 0) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] %s: must not be negative", g, k);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+get_prob (GKeyFile * kf, const gchar * g, const gchar * k, gdouble def,
+    gdouble * out, GError ** error)
+{
+  if (!get_double (kf, g, k, def, out, error))
+    return FALSE;
+  if (*out < 0 || *out > 1) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] %s: must be in [0, 1]", g, k);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstClockTime
+ms (gdouble v)
+{
+  return (GstClockTime) llround (v * GST_MSECOND);
+}
+
+static GstClockTime
+ns (gdouble v)
+{
+  return (GstClockTime) llround (v);
+}
+
+static GstClockTime
+secs (gdouble v)
+{
+  return (GstClockTime) llround (v * GST_SECOND);
+}
+
+static gboolean
+parse_link (GKeyFile * kf, const gchar * g, const gchar * dir,
+    RcLinkConfig * cfg, GstClockTime * default_delay, guint * overhead,
+    GError ** error)
+{
+  gdouble v;
+  gchar *s;
+
+  rc_link_config_init (cfg);
+  if (!check_keys (kf, g, link_keys, error))
+    return FALSE;
+
+  if (!get_double (kf, g, "capacity", (gdouble) cfg->capacity_bps, &v, error))
+    return FALSE;
+  if (v < 1) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] capacity: must be > 0 bit/s", g);
+    return FALSE;
+  }
+  cfg->capacity_bps = (guint64) llround (v);
+
+  s = g_key_file_get_string (kf, g, "schedule", NULL);
+  if (s) {
+    gboolean ok = rc_link_parse_schedule (s, &cfg->steps, &cfg->n_steps,
+        error);
+    g_free (s);
+    if (!ok) {
+      g_prefix_error (error, "[%s] schedule: ", g);
+      return FALSE;
+    }
+    cfg->mode = RC_CAPACITY_SCHEDULE;
+  }
+  s = g_key_file_get_string (kf, g, "trace-file", NULL);
+  if (s) {
+    gchar *path = g_path_is_absolute (s) ? g_strdup (s) :
+        g_build_filename (dir, s, NULL);
+    gboolean ok;
+
+    if (cfg->mode == RC_CAPACITY_SCHEDULE) {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          "[%s]: schedule and trace-file are exclusive", g);
+      g_free (s);
+      g_free (path);
+      return FALSE;
+    }
+    ok = rc_link_load_trace (path, &cfg->trace_ms, &cfg->n_trace, error);
+    g_free (path);
+    g_free (s);
+    if (!ok) {
+      g_prefix_error (error, "[%s] trace-file: ", g);
+      return FALSE;
+    }
+    cfg->mode = RC_CAPACITY_TRACE;
+  }
+
+  if (!get_nonneg (kf, g, "queue-limit-ms",
+          (gdouble) cfg->queue_limit_time / GST_MSECOND, &v, error))
+    return FALSE;
+  cfg->queue_limit_time = ms (v);
+  if (!get_nonneg (kf, g, "queue-limit-bytes",
+          (gdouble) cfg->queue_limit_bytes, &v, error))
+    return FALSE;
+  cfg->queue_limit_bytes = (guint64) llround (v);
+  if (!get_nonneg (kf, g, "delay", 0, &v, error))
+    return FALSE;
+  if (default_delay)
+    *default_delay = ns (v);
+  if (!get_nonneg (kf, g, "overhead", DEFAULT_OVERHEAD, &v, error))
+    return FALSE;
+  if (v > 65535) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] overhead: bytes, 0..65535", g);
+    return FALSE;
+  }
+  *overhead = (guint) v;
+  /* `seed` is linksim's; rcsim derives every seed from the run's seed. */
+
+  s = g_key_file_get_string (kf, g, "noise-distribution", NULL);
+  if (s) {
+    gboolean ok = rc_noise_dist_from_string (g_strstrip (s), &cfg->noise.dist);
+    if (!ok) {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          "[%s] noise-distribution: unknown '%s'", g, s);
+      g_free (s);
+      return FALSE;
+    }
+    g_free (s);
+  }
+  if (!get_nonneg (kf, g, "noise-mean", 0, &v, error))
+    return FALSE;
+  cfg->noise.mean = ns (v);
+  if (!get_nonneg (kf, g, "noise-stddev", 0, &v, error))
+    return FALSE;
+  cfg->noise.stddev = ns (v);
+  if (!get_nonneg (kf, g, "noise-max", 0, &v, error))
+    return FALSE;
+  cfg->noise.max = ns (v);
+  /* Pareto shape 2.5 when unset: finite variance, a heavy tail. */
+  if (!get_double (kf, g, "noise-shape", 2.5, &cfg->noise.pareto_shape,
+          error))
+    return FALSE;
+  if (cfg->noise.dist == RC_NOISE_PARETO && cfg->noise.pareto_shape <= 1.0) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] noise-shape: must be > 1", g);
+    return FALSE;
+  }
+  if (!get_prob (kf, g, "noise-correlation", 0, &cfg->noise.correlation,
+          error))
+    return FALSE;
+
+  if (!get_nonneg (kf, g, "noise-interval", 0, &v, error))
+    return FALSE;
+  cfg->noise.interval = ns (v);
+
+  s = g_key_file_get_string (kf, g, "loss-model", NULL);
+  if (s) {
+    if (!rc_loss_kind_from_string (g_strstrip (s), &cfg->loss.kind)) {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          "[%s] loss-model: unknown '%s' (none, bernoulli, gilbert-elliott)",
+          g, s);
+      g_free (s);
+      return FALSE;
+    }
+    g_free (s);
+  }
+  if (!get_prob (kf, g, "loss-rate", 0, &cfg->loss.rate, error) ||
+      !get_prob (kf, g, "ge-p", 0, &cfg->loss.p, error) ||
+      !get_prob (kf, g, "ge-r", 1, &cfg->loss.r, error) ||
+      !get_prob (kf, g, "ge-loss-good", 0, &cfg->loss.loss_good, error) ||
+      !get_prob (kf, g, "ge-loss-bad", 1, &cfg->loss.loss_bad, error))
+    return FALSE;
+  /* A loss rate alone means Bernoulli. */
+  if (!g_key_file_has_key (kf, g, "loss-model", NULL) && cfg->loss.rate > 0)
+    cfg->loss.kind = RC_LOSS_BERNOULLI;
+  if (!rc_link_config_validate (cfg, error)) {
+    g_prefix_error (error, "[%s]: ", g);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* "40:60" or "40:60,80:85" (seconds). */
+static gboolean
+parse_pauses (const gchar * g, const gchar * text, GArray * out,
+    GError ** error)
+{
+  gchar **parts = g_strsplit_set (text, ",;", -1);
+  gchar **p;
+  gboolean ok = TRUE;
+
+  for (p = parts; *p && ok; p++) {
+    gchar *item = g_strstrip (*p);
+    gchar *colon, *end1, *end2;
+    gdouble a, b;
+    SimPeriod per;
+
+    if (!*item)
+      continue;
+    colon = strchr (item, ':');
+    if (!colon) {
+      ok = FALSE;
+      break;
+    }
+    a = g_ascii_strtod (item, &end1);
+    b = g_ascii_strtod (colon + 1, &end2);
+    if (end1 != colon || *end2 || a < 0 || b <= a) {
+      ok = FALSE;
+      break;
+    }
+    per.from = secs (a);
+    per.to = secs (b);
+    if (out->len && per.from < g_array_index (out, SimPeriod,
+            out->len - 1).to) {
+      ok = FALSE;
+      break;
+    }
+    g_array_append_val (out, per);
+  }
+  g_strfreev (parts);
+  if (!ok)
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] pause: expected FROM:TO[,FROM:TO...] in seconds, increasing",
+        g);
+  return ok;
+}
+
+static void
+flow_config_free (gpointer p)
+{
+  SimFlowConfig *f = p;
+
+  g_free (f->name);
+  if (f->pauses)
+    g_array_unref (f->pauses);
+  g_free (f);
+}
+
+static gboolean
+parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
+    GstClockTime default_delay, GError ** error)
+{
+  SimFlowConfig base = { 0 };
+  gchar *s;
+  gdouble v;
+  gint64 count = 1, on = -1, i;
+
+  if (!check_keys (kf, g, flow_keys, error))
+    return FALSE;
+
+  s = g_key_file_get_string (kf, g, "kind", NULL);
+  if (!s || !g_ascii_strcasecmp (s, "media"))
+    base.kind = SIM_FLOW_MEDIA;
+  else if (!g_ascii_strcasecmp (s, "tcp"))
+    base.kind = SIM_FLOW_TCP;
+  else if (!g_ascii_strcasecmp (s, "cbr"))
+    base.kind = SIM_FLOW_CBR;
+  else {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] kind: unknown '%s' (media, tcp, cbr)", g, s);
+    g_free (s);
+    return FALSE;
+  }
+  g_free (s);
+
+  if (!get_double (kf, g, "count", 1, &v, error))
+    return FALSE;
+  count = (gint64) v;
+  if (count < 1 || count > RC_LINK_MAX_FLOWS || v != count) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] count: must be an integer in 1..%d", g, RC_LINK_MAX_FLOWS);
+    return FALSE;
+  }
+
+  s = g_key_file_get_string (kf, g, "direction", NULL);
+  if (s && !g_ascii_strcasecmp (s, "reverse"))
+    base.reverse = TRUE;
+  else if (s && g_ascii_strcasecmp (s, "forward")) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] direction: forward or reverse", g);
+    g_free (s);
+    return FALSE;
+  }
+  g_free (s);
+
+  if (!get_nonneg (kf, g, "start", 0, &v, error))
+    return FALSE;
+  base.start = secs (v);
+  if (!get_nonneg (kf, g, "stop", (gdouble) sc->duration / GST_SECOND, &v,
+          error))
+    return FALSE;
+  base.stop = secs (v);
+  if (base.stop <= base.start) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s]: stop must be after start", g);
+    return FALSE;
+  }
+  if (!get_nonneg (kf, g, "delay-ms", (gdouble) default_delay / GST_MSECOND,
+          &v, error))
+    return FALSE;
+  base.delay = ms (v);
+  if (!get_nonneg (kf, g, "return-delay-ms", v, &v, error))
+    return FALSE;
+  base.return_delay = ms (v);
+
+  /* media */
+  rc_config_init_defaults (&base.rc);
+  s = g_key_file_get_string (kf, g, "controller", NULL);
+  if (s && !sim_controller_from_string (g_strstrip (s), &base.rc.kind)) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] controller: unknown '%s'", g, s);
+    g_free (s);
+    return FALSE;
+  }
+  g_free (s);
+  if (!get_nonneg (kf, g, "min-bitrate", (gdouble) base.rc.min_bps, &v,
+          error))
+    return FALSE;
+  base.rc.min_bps = (guint64) llround (v);
+  if (!get_nonneg (kf, g, "start-bitrate", (gdouble) base.rc.start_bps, &v,
+          error))
+    return FALSE;
+  base.rc.start_bps = (guint64) llround (v);
+  if (!get_nonneg (kf, g, "max-bitrate", (gdouble) base.rc.max_bps, &v,
+          error))
+    return FALSE;
+  base.rc.max_bps = (guint64) llround (v);
+  if (base.rc.min_bps > base.rc.max_bps || base.rc.max_bps == 0) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s]: need 0 < min-bitrate <= max-bitrate", g);
+    return FALSE;
+  }
+  if (!get_double (kf, g, "fps", DEFAULT_FPS, &base.fps, error))
+    return FALSE;
+  if (base.fps <= 0 || base.fps > 1000) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] fps: must be in (0, 1000]", g);
+    return FALSE;
+  }
+  if (!get_nonneg (kf, g, "key-interval",
+          (gdouble) DEFAULT_KEY_INTERVAL / GST_SECOND, &v, error))
+    return FALSE;
+  base.key_interval = secs (v);
+  if (!get_nonneg (kf, g, "key-factor", DEFAULT_KEY_FACTOR, &base.key_factor,
+          error))
+    return FALSE;
+  if (!get_nonneg (kf, g, "frame-noise", DEFAULT_FRAME_NOISE,
+          &base.frame_noise, error))
+    return FALSE;
+  if (!get_nonneg (kf, g, "encoder-lag-ms",
+          (gdouble) DEFAULT_ENCODER_LAG / GST_MSECOND, &v, error))
+    return FALSE;
+  base.encoder_lag = ms (v);
+  if (!get_double (kf, g, "mtu", DEFAULT_MTU_PAYLOAD, &v, error))
+    return FALSE;
+  if (v < 100 || v > 9000) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] mtu: RTP payload bytes, 100..9000", g);
+    return FALSE;
+  }
+  base.mtu_payload = (guint) v;
+  if (!get_nonneg (kf, g, "feedback-interval-ms",
+          (gdouble) DEFAULT_FEEDBACK_INTERVAL / GST_MSECOND, &v, error))
+    return FALSE;
+  base.feedback_interval = ms (v);
+  if (base.feedback_interval < GST_MSECOND) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] feedback-interval-ms: at least 1", g);
+    return FALSE;
+  }
+  if (!get_nonneg (kf, g, "pacer-max-queue-ms",
+          (gdouble) DEFAULT_PACER_MAX_QUEUE / GST_MSECOND, &v, error))
+    return FALSE;
+  base.pacer_max_queue = ms (v);
+  base.pacing = TRUE;
+  if (g_key_file_has_key (kf, g, "pacing", NULL)) {
+    GError *err = NULL;
+    base.pacing = g_key_file_get_boolean (kf, g, "pacing", &err);
+    if (err) {
+      g_propagate_prefixed_error (error, err, "[%s] pacing: ", g);
+      return FALSE;
+    }
+  }
+  if (!get_double (kf, g, "clock-offset-ms", 0, &v, error))
+    return FALSE;
+  /* A negative offset is folded into a large positive one: only
+   * differences of receive times mean anything. */
+  base.clock_offset = v >= 0 ? ms (v) : 1000 * GST_SECOND - ms (-v);
+  if (!get_double (kf, g, "clock-skew-ppm", 0, &base.clock_skew_ppm, error))
+    return FALSE;
+  if (fabs (base.clock_skew_ppm) > 10000) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] clock-skew-ppm: |skew| <= 10000", g);
+    return FALSE;
+  }
+  base.pauses = g_array_new (FALSE, FALSE, sizeof (SimPeriod));
+  s = g_key_file_get_string (kf, g, "pause", NULL);
+  if (s) {
+    gboolean ok = parse_pauses (g, s, base.pauses, error);
+    g_free (s);
+    if (!ok)
+      goto fail;
+  }
+  s = g_key_file_get_string (kf, g, "fec", NULL);
+  if (s && g_ascii_strcasecmp (g_strstrip (s), "none")) {
+    /* Hook for rc-fec: the simulator has the place for it (sim.c,
+     * media_send_frame and media_receive) but no FEC codec yet. */
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] fec: only 'none' is supported so far", g);
+    g_free (s);
+    goto fail;
+  }
+  g_free (s);
+
+  /* tcp */
+  s = g_key_file_get_string (kf, g, "cc", NULL);
+  if (!s || !g_ascii_strcasecmp (g_strstrip (s), "cubic"))
+    base.cc = SIM_TCP_CUBIC;
+  else if (!g_ascii_strcasecmp (s, "newreno") || !g_ascii_strcasecmp (s,
+          "reno"))
+    base.cc = SIM_TCP_NEWRENO;
+  else {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] cc: cubic or newreno", g);
+    g_free (s);
+    goto fail;
+  }
+  g_free (s);
+  if (!get_nonneg (kf, g, "size-min", 0, &v, error))
+    goto fail;
+  base.size_min = (guint64) llround (v);
+  if (!get_nonneg (kf, g, "size-max", (gdouble) base.size_min, &v, error))
+    goto fail;
+  base.size_max = (guint64) llround (v);
+  if (base.size_max < base.size_min) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s]: size-max < size-min", g);
+    goto fail;
+  }
+  if (!get_nonneg (kf, g, "think-mean",
+          (gdouble) DEFAULT_THINK_MEAN / GST_SECOND, &v, error))
+    goto fail;
+  base.think_mean = secs (v);
+  if (!get_double (kf, g, "initially-on", (gdouble) count, &v, error))
+    goto fail;
+  on = (gint64) v;
+
+  /* cbr */
+  if (!get_nonneg (kf, g, "rate", 0, &v, error))
+    goto fail;
+  base.rate_bps = (guint64) llround (v);
+  if (base.kind == SIM_FLOW_CBR && base.rate_bps == 0) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s]: a cbr flow needs rate (bit/s)", g);
+    goto fail;
+  }
+  if (!get_double (kf, g, "packet-size", DEFAULT_CBR_PACKET, &v, error))
+    goto fail;
+  if (v < 40 || v > 65535) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] packet-size: 40..65535 bytes", g);
+    goto fail;
+  }
+  base.packet_size = (guint) v;
+
+  for (i = 0; i < count; i++) {
+    SimFlowConfig *f = g_new (SimFlowConfig, 1);
+
+    *f = base;
+    f->name = count == 1 ? g_strdup (g + strlen ("flow:")) :
+        g_strdup_printf ("%s-%" G_GINT64_FORMAT, g + strlen ("flow:"), i + 1);
+    f->pauses = g_array_copy (base.pauses);
+    f->initially_on = i < on;
+    g_ptr_array_add (sc->flows, f);
+  }
+  g_array_unref (base.pauses);
+  return TRUE;
+
+fail:
+  g_array_unref (base.pauses);
+  return FALSE;
+}
+
+SimScenario *
+sim_scenario_load (const gchar * path, GError ** error)
+{
+  GKeyFile *kf = g_key_file_new ();
+  SimScenario *sc = g_new0 (SimScenario, 1);
+  gchar **groups = NULL, **g;
+  gchar *dir = g_path_get_dirname (path);
+  GstClockTime default_delay = 0;
+  gdouble v;
+
+  sc->path = g_strdup (path);
+  sc->flows = g_ptr_array_new_with_free_func (flow_config_free);
+  rc_link_config_init (&sc->link);
+  rc_link_config_init (&sc->reverse);
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, error))
+    goto fail;
+
+  if (g_key_file_has_group (kf, "scenario") &&
+      !check_keys (kf, "scenario", scenario_keys, error))
+    goto fail;
+  sc->name = g_key_file_get_string (kf, "scenario", "name", NULL);
+  if (!sc->name) {
+    gchar *base = g_path_get_basename (path);
+    gchar *dot = strrchr (base, '.');
+    if (dot)
+      *dot = '\0';
+    sc->name = base;
+  }
+  sc->description = g_key_file_get_string (kf, "scenario", "description",
+      NULL);
+  if (!get_double (kf, "scenario", "duration",
+          (gdouble) DEFAULT_DURATION / GST_SECOND, &v, error))
+    goto fail;
+  if (v <= 0 || v > 1e6) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[scenario] duration: seconds, > 0");
+    goto fail;
+  }
+  sc->duration = secs (v);
+  if (!get_nonneg (kf, "scenario", "seed", 1, &v, error))
+    goto fail;
+  sc->seed = (guint32) v;
+
+  if (!parse_link (kf, "link", dir, &sc->link, &default_delay,
+          &sc->link_overhead, error))
+    goto fail;
+  sc->reverse_overhead = sc->link_overhead;
+  if (g_key_file_has_group (kf, "reverse")) {
+    sc->has_reverse = TRUE;
+    if (!parse_link (kf, "reverse", dir, &sc->reverse, NULL,
+            &sc->reverse_overhead, error))
+      goto fail;
+  } else {
+    /* No [reverse]: an uncongested return path (feedback and ACKs see
+     * only their propagation delay). */
+    sc->reverse.capacity_bps = G_GUINT64_CONSTANT (10000000000);
+    sc->reverse.queue_limit_time = 0;
+    sc->reverse.queue_limit_bytes = 0;
+  }
+
+  groups = g_key_file_get_groups (kf, NULL);
+  for (g = groups; *g; g++) {
+    if (!strcmp (*g, "scenario") || !strcmp (*g, "link") ||
+        !strcmp (*g, "reverse"))
+      continue;
+    if (!g_str_has_prefix (*g, "flow:") || !(*g)[5]) {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+          "unknown group [%s] (scenario, link, reverse, flow:NAME)", *g);
+      goto fail;
+    }
+    if (!parse_flow (sc, kf, *g, default_delay, error))
+      goto fail;
+  }
+  if (sc->flows->len == 0) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+        "no [flow:NAME] section");
+    goto fail;
+  }
+  if (sc->flows->len > RC_LINK_MAX_FLOWS) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "%u flows; at most %d", sc->flows->len, RC_LINK_MAX_FLOWS);
+    goto fail;
+  }
+  g_strfreev (groups);
+  g_key_file_free (kf);
+  g_free (dir);
+  return sc;
+
+fail:
+  g_prefix_error (error, "%s: ", path);
+  g_strfreev (groups);
+  g_key_file_free (kf);
+  g_free (dir);
+  sim_scenario_free (sc);
+  return NULL;
+}
+
+void
+sim_scenario_free (SimScenario * s)
+{
+  if (!s)
+    return;
+  g_free (s->path);
+  g_free (s->name);
+  g_free (s->description);
+  rc_link_config_clear (&s->link);
+  rc_link_config_clear (&s->reverse);
+  g_ptr_array_unref (s->flows);
+  g_free (s);
+}
+
+gboolean
+sim_scenario_set_controller (SimScenario * s, const gchar * name,
+    GError ** error)
+{
+  RcControllerKind k;
+  guint i;
+
+  if (!sim_controller_from_string (name, &k)) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "unknown controller '%s'", name);
+    return FALSE;
+  }
+  for (i = 0; i < s->flows->len; i++) {
+    SimFlowConfig *f = g_ptr_array_index (s->flows, i);
+    if (f->kind == SIM_FLOW_MEDIA)
+      f->rc.kind = k;
+  }
+  return TRUE;
+}
+
+void
+sim_scenario_set_duration (SimScenario * s, GstClockTime duration)
+{
+  guint i;
+
+  s->duration = duration;
+  for (i = 0; i < s->flows->len; i++) {
+    SimFlowConfig *f = g_ptr_array_index (s->flows, i);
+    if (f->stop > duration)
+      f->stop = duration;
+  }
+}
