@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Runs every shipped scenario with every controller over several seeds in
+rcsim, and writes the tables into docs/results.md (between the rcsim markers)
+and one plot per scenario and controller into docs/plots/.
+
+    scripts/bench_scenarios.py [--build build] [--seeds 1,2,3] [--no-plots]
+                               [--only SUBSTRING]
+
+All numbers come from the same rcsim binary in the same run, so the
+controllers are compared side by side on identical links and seeds."""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BEGIN = "<!-- rcsim-benchmark:begin -->"
+END = "<!-- rcsim-benchmark:end -->"
+
+
+def run_rcsim(rcsim, scenario, controller, seed, csv_dir=None):
+    cmd = [rcsim, scenario, "--controller", controller, "--seed", str(seed), "--json"]
+    if csv_dir:
+        cmd += ["--csv", csv_dir]
+    t0 = time.monotonic()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out), time.monotonic() - t0
+
+
+def mean_sd(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None, None
+    if len(values) == 1:
+        return values[0], 0.0
+    return statistics.mean(values), statistics.stdev(values)
+
+
+def fmt(values, scale=1.0, digits=1, unit=""):
+    m, sd = mean_sd(values)
+    if m is None:
+        return "–"
+    if len(values) > 1 and sd * scale >= 10 ** -digits:
+        return f"{m * scale:.{digits}f} ± {sd * scale:.{digits}f}{unit}"
+    return f"{m * scale:.{digits}f}{unit}"
+
+
+def media_flows(result):
+    return [f for f in result["flows"] if f["kind"] == "media"]
+
+
+def summarize(results):
+    """One table row from the runs (one per seed) of a scenario/controller."""
+    # Slowest media flow to converge, over the runs where all did; flows
+    # that never did are counted and shown, not averaged in.
+    conv, never, total = [], 0, 0
+    for r in results:
+        cs = [f["convergence_s"] for f in media_flows(r)]
+        total += len(cs)
+        never += sum(c is None for c in cs)
+        if cs and None not in cs:
+            conv.append(max(cs))
+    conv_text = fmt(conv, 1, 1, " s") if conv else "–"
+    if never:
+        conv_text += f" ({never}/{total} flows never)"
+    rates = []
+    for r in results:
+        rates.append(" / ".join(f"{f['goodput_kbps']:.0f}" for f in r["flows"]))
+    return {
+        "util": fmt([r["link"]["utilization"] for r in results], 100, 1, " %"),
+        "qmean": fmt([r["link"]["qdelay_ms"]["mean"] for r in results], 1, 1),
+        "qp95": fmt([r["link"]["qdelay_ms"]["p95"] for r in results], 1, 1),
+        "jain": fmt([r["fairness"]["jain"] for r in results], 1, 3),
+        "minmax": fmt([r["fairness"]["min_max_ratio"] for r in results], 1, 2),
+        "loss": fmt([statistics.mean([f["loss_pre"] for f in media_flows(r)] or [0])
+                     for r in results], 100, 2, " %"),
+        "conv": conv_text,
+        "rates": rates[0],
+    }
+
+
+def realtime_section(args, rcsim, scen_dir, controllers, seed):
+    """rcsim and rtsim side by side on the same scenario files."""
+    rtsim = os.path.join(ROOT, "tools", "rtsim", "rtsim.py")
+    env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(args.build, "gst"))
+    peers = list(controllers)
+    have_gcc = subprocess.run(["gst-inspect-1.0", "rtpgccbwe"], env=env,
+                              capture_output=True).returncode == 0
+    if have_gcc:
+        peers.append("gcc")
+    lines = ["### Real time (rtsim) beside rcsim", "",
+             "Same scenario files. rtsim runs real pipelines on the wall clock: vp8enc (320x240 noise) "
+             "! rtpvp8pay ! controller ! rtpbin over UDP into `linksim`, a stock rtpbin receiver sending "
+             "TWCC feedback back through a second linksim. See docs/rtsim.md for why the two differ.", "",
+             "| scenario | controller | mode | utilization | qdelay mean ms | qdelay p95 ms | Jain | goodput kbit/s |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name in args.realtime.split(","):
+        path = os.path.join(scen_dir, name + ".ini")
+        for ctrl in peers:
+            rows = []
+            if ctrl != "gcc":
+                res, _ = run_rcsim(rcsim, path, ctrl, seed)
+                rows.append(("rcsim", res))
+            out = subprocess.run(["/usr/bin/python3", rtsim, path, "--controller", ctrl,
+                                  "--seed", str(seed), "--json"], env=env,
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                print(f"rtsim {name} {ctrl} failed: {out.stderr[-500:]}", file=sys.stderr)
+                continue
+            rows.append(("rtsim", json.loads(out.stdout)))
+            for mode, r in rows:
+                jain = r["fairness"]["jain"]
+                jain = "–" if jain is None else f"{jain:.3f}"
+                rates = " / ".join(f"{f['goodput_kbps']:.0f}" for f in r["flows"])
+                q = r["link"]["qdelay_ms"]
+                lines.append(f"| {name} | {ctrl} | {mode} | {r['link']['utilization'] * 100:.1f} % "
+                             f"| {q['mean']:.1f} | {q['p95']:.1f} | {jain} | {rates} |")
+            print(f"realtime {name} {ctrl} done", flush=True)
+    if not have_gcc:
+        lines += ["", "rtpgccbwe (gst-plugins-rs) was not installed on this machine, so GCC is not in "
+                  "the table; put its plugin on GST_PLUGIN_PATH and rerun to add it."]
+    return lines + [""]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--controllers", default=None,
+                    help="comma list; default: every controller rcsim lists")
+    ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--only", default=None, help="run scenarios whose file name contains this")
+    ap.add_argument("--output", default=os.path.join(ROOT, "docs", "results.md"))
+    ap.add_argument("--realtime", default="",
+                    help="comma list of scenario names to run in real time too "
+                         "(tools/rtsim: real vp8enc, rtpbin, UDP, linksim; one "
+                         "scenario's duration each), beside rcsim's seed-1 run")
+    args = ap.parse_args()
+
+    rcsim = os.path.join(args.build, "tools", "rcsim", "rcsim")
+    if not os.access(rcsim, os.X_OK):
+        sys.exit(f"{rcsim} not found: build first (scripts/setup.sh)")
+    seeds = [int(s) for s in args.seeds.split(",")]
+    if args.controllers:
+        controllers = args.controllers.split(",")
+    else:
+        listed = subprocess.run([rcsim, "--list-controllers"], check=True,
+                                capture_output=True, text=True).stdout.split()
+        controllers = listed
+    scen_dir = os.path.join(ROOT, "tests", "scenarios")
+    scenarios = sorted(f for f in os.listdir(scen_dir) if f.endswith(".ini"))
+    if args.only:
+        scenarios = [s for s in scenarios if args.only in s]
+    plot_dir = os.path.join(ROOT, "docs", "plots")
+    os.makedirs(plot_dir, exist_ok=True)
+
+    lines = [BEGIN, "",
+             f"Generated by `scripts/bench_scenarios.py --seeds {args.seeds}` "
+             f"(rcsim, virtual time; mean ± sd over seeds). Columns are defined in "
+             f"[metrics.md](metrics.md). *Goodput* lists each flow in file order, seed {seeds[0]}.",
+             ""]
+    speed = []
+    for scen in scenarios:
+        path = os.path.join(scen_dir, scen)
+        name = scen[:-4]
+        lines += [f"### {name}", "",
+                  "| controller | utilization | qdelay mean ms | qdelay p95 ms | Jain | min/max "
+                  "| media loss | convergence | goodput kbit/s |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for ctrl in controllers:
+            runs = []
+            for seed in seeds:
+                csv_dir = None
+                if seed == seeds[0] and not args.no_plots:
+                    csv_dir = tempfile.mkdtemp(prefix="rcsim-")
+                res, wall = run_rcsim(rcsim, path, ctrl, seed, csv_dir)
+                speed.append((name, ctrl, res["duration_s"] / max(wall, 1e-6)))
+                runs.append(res)
+                if csv_dir:
+                    png = os.path.join(plot_dir, f"{name}-{ctrl}.png")
+                    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "plot_rcsim.py"),
+                                    csv_dir, "-o", png, "--title", f"{name} ({ctrl}, seed {seed})"],
+                                   check=True)
+            s = summarize(runs)
+            lines.append(f"| {ctrl} | {s['util']} | {s['qmean']} | {s['qp95']} | {s['jain']} "
+                         f"| {s['minmax']} | {s['loss']} | {s['conv']} | {s['rates']} |")
+            print(f"{name:32s} {ctrl:6s} util {s['util']:>16s} qdelay {s['qmean']:>14s} "
+                  f"jain {s['jain']}", flush=True)
+        if not args.no_plots:
+            lines += [""] + [f"![{name} {c}](plots/{name}-{c}.png)" for c in controllers]
+        lines.append("")
+    if args.realtime:
+        lines += realtime_section(args, rcsim, scen_dir, controllers, seeds[0])
+    factors = sorted(x for _, _, x in speed)
+    lines += [f"rcsim ran these {len(speed)} runs at {factors[0]:.0f}x to {factors[-1]:.0f}x "
+              "real time (wall clock of the whole process, this machine).", "", END]
+
+    with open(args.output, encoding="utf-8") as f:
+        text = f.read()
+    block = "\n".join(lines)
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n## rcsim scenarios\n\n" + block + "\n"
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
