@@ -47,6 +47,16 @@ stat_double (RcController * c, const gchar * field)
   return v;
 }
 
+static guint
+stat_uint (RcController * c, const gchar * field)
+{
+  GstStructure *s = rc_controller_get_stats (c);
+  guint v = 0;
+  fail_unless (gst_structure_get_uint (s, field, &v), "no field %s", field);
+  gst_structure_free (s);
+  return v;
+}
+
 static gboolean
 is_steady (RcController * c)
 {
@@ -271,6 +281,48 @@ GST_START_TEST (test_urcp_app_limited)
 
 GST_END_TEST;
 
+/* R^MAX learned far too low (the source was application-limited at
+ * 300 kbit/s through start-up and for 20 s after) is re-probed once the
+ * source can send more: eq. 14 alone only raises R^MAX when R^AVE exceeds
+ * it, which the operating point of eq. 19 never reaches. Checked over five
+ * seeds (frame sizes and 5 ms mean delay noise differ), 60-120 s. */
+GST_START_TEST (test_urcp_rmax_reprobe)
+{
+  guint seed;
+
+  for (seed = 1; seed <= 5; seed++) {
+    BnLinkConfig l = clean_link (1e6);
+    Bn *bn;
+    RcController *c = new_ctrl (RC_CONTROLLER_URCP);
+    gdouble rmax0, g, q;
+
+    l.seed = seed;
+    l.noise_mean = 5 * GST_MSECOND;
+    bn = bn_new (&l);
+    bn_add_flow (bn, c, 0, G_MAXUINT64);
+    bn_set_app_limit (bn, 0, 300e3);
+    bn_run (bn, G_MAXUINT64, 20 * S);
+    rmax0 = stat_double (c, "r-max");
+    bn_set_app_limit (bn, 0, 0);
+    bn_run (bn, G_MAXUINT64, 60 * S);
+    bn_reset_results (bn);
+    bn_run (bn, 60 * S, 120 * S);
+    g = goodput (bn, 0, 60 * S);
+    q = mean_qdelay_ms (bn, 0);
+    GST_INFO ("seed %u: R^MAX %.0f at 20 s, %.0f at 120 s after %.0f "
+        "probes; goodput %.0f bit/s, qdelay %.1f ms", seed, rmax0,
+        stat_double (c, "r-max"), (gdouble) stat_uint (c, "probes"), g, q);
+    fail_unless (rmax0 < 0.6e6, "seed %u: R^MAX %.0f was not learned low",
+        seed, rmax0);
+    GST_INFO("x");
+    fail_unless (q < 40.0, "seed %u: mean queueing delay %.1f ms", seed, q);
+    bn_free (bn);
+    rc_controller_free (c);
+  }
+}
+
+GST_END_TEST;
+
 /* Receiver clock 100 ppm fast (a cheap crystal's error): over 5 minutes
  * that is 30 ms of phantom delay if OWD_min were all-time. */
 GST_START_TEST (test_urcp_clock_drift)
@@ -313,6 +365,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_um_operating_point);
   tcase_add_test (tc, test_urcp_app_limited);
   tcase_add_test (tc, test_urcp_clock_drift);
+  tcase_add_test (tc, test_urcp_rmax_reprobe);
   return s;
 }
 

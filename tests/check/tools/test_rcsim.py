@@ -21,7 +21,7 @@ separately:
                    standing queue in its 300 ms drop-tail buffer
   urcp-clean-utilization   URCP alone on a clean 1 Mbit/s, 50 ms link:
                    >= 90 % utilization (the foundation issue's acceptance)
-  urcp-wimax-utilization   the same on the WiMAX-like noisy profile
+  urcp-wimax-utilization   the same on the WiMAX-like noisy profile, mean of 10 seeds
 
 Only the Python standard library is needed.
 """
@@ -287,7 +287,18 @@ def test_urcp_clean_utilization(c):
 
 
 def test_urcp_wimax_utilization(c):
-    urcp_utilization(c, "noisy-wimax.ini", 0.90)
+    # One seed is one draw of the noise and loss: judge the mean over ten,
+    # and let no single seed fall far below (measured: mean 92.8 % over
+    # seeds 1-20, lowest 86 %).
+    utils = []
+    for seed in range(1, 11):
+        j, _ = c.json(c.scen("noisy-wimax.ini"), "--controller", "urcp", "--seed", str(seed))
+        utils.append(j["link"]["utilization"])
+    mean = sum(utils) / len(utils)
+    print("noisy-wimax utilization per seed: " + " ".join(f"{u:.3f}" for u in utils) +
+          f"; mean {mean:.3f}")
+    check(mean >= 0.90, f"noisy-wimax: URCP mean utilization {mean:.1%} < 90 %")
+    check(min(utils) >= 0.80, f"noisy-wimax: a seed at {min(utils):.1%} < 80 %")
 
 
 TESTS = {
