@@ -5,23 +5,42 @@
  * @short_description: repairs lost RTP packets from XOR repair packets
  * (fecenc's, or rtpulpfecenc's with format=ulpfec).
  *
- * `fecdec` takes the media and the repair packets on one sink pad, passes
- * the media on, drops the repair packets and pushes every packet that a
- * parity equation can rebuild as soon as it can: when the repair packet
- * arrives after its group, or when the last other packet of a group
- * arrives after the repair packet. Rows and columns of 2-D blocks are
- * iterated, so a loss that only a column can repair in turn lets a row
- * repair another. It keeps its own window of recent packets (bounded by
- * #GstFecDec:window), so unlike `rtpulpfecdec` it needs no `rtpstorage` and
- * no jitterbuffer with `do-lost`.
+ * `fecdec` takes the media and the repair packets on its sink pad (repair
+ * packets may also come on `fec_%u` request pads), passes the media on,
+ * drops the repair packets and rebuilds every packet a parity equation can
+ * rebuild: when the repair packet arrives after its group, or when the last
+ * other packet of a group arrives after the repair packet. Rows and columns
+ * of 2-D blocks are iterated, so a loss that only a column can repair in
+ * turn lets a row repair another. It keeps its own window of recent packets
+ * (bounded by #GstFecDec:window), so unlike `rtpulpfecdec` it needs no
+ * `rtpstorage` and no jitterbuffer with `do-lost`. Repair packets are told
+ * apart by payload type (#GstFecDec:pt) and, for flexfec, by an SSRC other
+ * than the media's (or exactly #GstFecDec:fec-ssrc if set). Duplicate
+ * media packets are dropped.
  *
- * Recovered packets are pushed at once and may therefore come after later
- * packets: put fecdec before a jitterbuffer (before rtpbin's
- * `recv_rtp_sink_%u`, or `fecdec ! rtpjitterbuffer ! depayloader`), which
- * puts them back in order. Repair packets are told apart by payload type
- * (#GstFecDec:pt) and, for flexfec, by an SSRC other than the media's
- * (or exactly #GstFecDec:fec-ssrc if set). Duplicate media packets are
- * dropped.
+ * ## Placement
+ * fecdec finds out where it is when the first packet arrives:
+ *
+ * * **Before a jitterbuffer** (`udpsrc ! fecdec ! rtpjitterbuffer`,
+ *   `udpsrc ! fecdec ! rtpbin.recv_rtp_sink_0`, or rtpbin's
+ *   #GstRtpBin:fec-decoders, which puts it between the SSRC demuxer and the
+ *   jitterbuffer): recovered packets are pushed at once, possibly after
+ *   later packets, and the jitterbuffer puts them back in order.
+ * * **After a jitterbuffer** (rtpbin's `request-fec-decoder` and
+ *   `request-fec-decoder-full` signals, which put one fecdec per SSRC and
+ *   payload type after the jitterbuffer and payload demuxer): a packet
+ *   rebuilt now would come after its successors, which a depayloader
+ *   drops, and the repair packets (a flexfec SSRC, or the ULPFEC payload
+ *   type) go to other pads. So fecdec listens further up, with a pad probe
+ *   on the input of rtpbin's SSRC demuxer (or of the jitterbuffer if there
+ *   is no demuxer), where every packet of the session passes before the
+ *   jitterbuffer delays it. The instances of one session share one decoder
+ *   fed there. Each instance, before it passes a packet on, asks that
+ *   decoder for the packets missing before it and pushes those it rebuilt
+ *   first, so the depayloader gets them in order. The #GstFecDec:window
+ *   must be longer than the jitterbuffer latency; losses in the first
+ *   latency of a stream (before the first packet left the jitterbuffer)
+ *   cannot be repaired there.
  *
  * Malformed repair packets (truncated, impossible lengths, masks outside
  * the window, wrong SSRC, duplicates, protecting packets long gone, or not
@@ -34,14 +53,27 @@
  *   fecdec pt=100 ! rtpjitterbuffer latency=100 ! rtpvp8depay ! vp8dec ! \
  *   videoconvert ! autovideosink
  * ]|
+ * ## With rtpbin
+ * Return a fecdec from `request-fec-decoder` (or `-full`), with the
+ * repair packets arriving with the media (ULPFEC on the media SSRC, or
+ * flexfec on its own SSRC); set `is-fec=true` in the repair payload type's
+ * caps from `request-pt-map` so the payload demuxer drops them. Or set
+ * `fec-decoders='fec,0="fecdec\ pt\=100";'` and bring flexfec repair
+ * packets on their own port to `recv_fec_sink_0_0` (rtpbin 1.22 only
+ * builds that decoder once such a pad is requested, and links it to the
+ * session's first SSRC only).
  *
  * ## Statistics
  * #GstFecDec:stats has (guint64) `media-received`, `fec-received`,
  * `recovered`, `unrecoverable` (lost media no repair rebuilt), `rejected`,
  * `duplicates`, `lost-before` and `lost-after` (lost media before and
- * after repair, counted once a packet has left the window), and (gdouble)
+ * after repair, counted once a packet has left the window), (gdouble)
  * `loss-before`, `loss-after` (the same as fractions of the media
- * expected).
+ * expected), (guint64) `recovered-pushed` (recovered packets this element
+ * pushed) and (string) `placement` (`before-jitterbuffer` or
+ * `after-jitterbuffer`). After a jitterbuffer, all counts but
+ * `recovered-pushed` are the session's shared decoder's, and `recovered`
+ * includes packets rebuilt too late to be pushed.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -71,13 +103,23 @@ enum
 #define DEFAULT_FEC_SSRC 0
 #define DEFAULT_SSRC 0
 /* Long enough for a 10 x 10 block at ~100 packets/s (1 Mbit/s of 1200-byte
- * packets); short enough to bound memory. */
+ * packets), and for rtpbin's default 200 ms jitterbuffer latency; short
+ * enough to bound memory. */
 #define DEFAULT_WINDOW (1 * GST_SECOND)
 /* Warn about this many rejected repair packets, then log at DEBUG. */
 #define MAX_WARNINGS 10
+/* Elements walked upstream looking for a jitterbuffer: rtpbin has three
+ * (payload demuxer, jitterbuffer, SSRC demuxer). */
+#define MAX_WALK 8
+/* After a jitterbuffer: a gap wider than this is a jump, not a loss worth
+ * looking up packet by packet (the decoder window is 2048). */
+#define MAX_GAP 512
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
+/* rtpbin's fec-decoders slot links its recv_fec_sink_%u_%u pads here. */
+static GstStaticPadTemplate fec_template = GST_STATIC_PAD_TEMPLATE ("fec_%u",
+    GST_PAD_SINK, GST_PAD_REQUEST, GST_STATIC_CAPS ("application/x-rtp"));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
 
@@ -111,63 +153,327 @@ buf_seq (GstBuffer * b)
   return GST_READ_UINT16_BE (h + 2);
 }
 
-static GstFlowReturn
-gst_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+/* A recovered packet takes the timing of the packet that let it out. The
+ * decoder keeps a ref, so this is a (shallow) copy. */
+static GstBuffer *
+retime (GstBuffer * rb, GstBuffer * like)
 {
-  GstFecDec *self = GST_FEC_DEC (parent);
-  GstClockTime now = buffer_time (self, buf);
-  GstFlowReturn ret = GST_FLOW_OK;
-  gboolean is_fec, forward = TRUE;
-  RcFecResult r;
+  rb = gst_buffer_make_writable (rb);
+  GST_BUFFER_PTS (rb) = GST_BUFFER_PTS (like);
+  GST_BUFFER_DTS (rb) = GST_BUFFER_DTS (like);
+  return rb;
+}
+
+static void
+log_result (GstFecDec * self, RcFecDecoder * dec, RcFecResult r,
+    gboolean is_fec, GstBuffer * buf)
+{
+  RcFecDecoderStats st;
+
+  if (r == RC_FEC_OK || r == RC_FEC_OLD)
+    return;
+  rc_fec_decoder_get_stats (dec, &st);
+  if (r != RC_FEC_DUPLICATE && st.rejected <= MAX_WARNINGS)
+    GST_WARNING_OBJECT (self, "%s packet seq %u dropped: %s",
+        is_fec ? "repair" : "media", buf_seq (buf),
+        rc_fec_result_to_string (r));
+  else
+    GST_DEBUG_OBJECT (self, "%s packet seq %u: %s",
+        is_fec ? "repair" : "media", buf_seq (buf),
+        rc_fec_result_to_string (r));
+}
+
+/* ------------------------------------------ shared decoder (tap) */
+
+/* One per listening pad (an rtpbin session's SSRC demuxer input): the
+ * decoder the fecdec instances after that session's jitterbuffers share. */
+struct _GstFecDecTap
+{
+  gint ref;                     /* atomic; the probe holds one */
+  guint users;                  /* attached instances (tap_lock) */
+  GMutex lock;                  /* decoder and scratch */
+  RcFecDecoder *dec;
   GPtrArray *out;
+  GstClockTime last_now;
+  GstPad *pad;
+  gulong probe;                 /* tap_lock */
+};
+
+/* Guards attaching and leaving, and the pad's tap_quark data. */
+static GMutex tap_lock;
+static GQuark tap_quark;
+
+static GstFecDecTap *
+tap_ref (GstFecDecTap * t)
+{
+  g_atomic_int_inc (&t->ref);
+  return t;
+}
+
+static void
+tap_unref (GstFecDecTap * t)
+{
+  if (!g_atomic_int_dec_and_test (&t->ref))
+    return;
+  rc_fec_decoder_free (t->dec);
+  g_ptr_array_unref (t->out);
+  gst_object_unref (t->pad);
+  g_mutex_clear (&t->lock);
+  g_free (t);
+}
+
+/* Feeds one packet seen upstream of the jitterbuffer. */
+static void
+tap_feed (GstFecDecTap * t, GstBuffer * buf)
+{
+  GstClockTime now = GST_BUFFER_DTS_OR_PTS (buf);
+  guint8 hdr[RC_FEC_RTP_HEADER_LEN];
   guint i;
 
+  if (!rc_fec_read_header (buf, hdr))
+    return;
+  g_mutex_lock (&t->lock);
+  /* Arrival timestamps only age the window; none: time stands still. */
+  if (GST_CLOCK_TIME_IS_VALID (now))
+    t->last_now = now;
+  else
+    now = t->last_now;
+  if (rc_fec_decoder_is_fec_hdr (t->dec, hdr))
+    rc_fec_decoder_push_fec (t->dec, buf, now, t->out);
+  else
+    rc_fec_decoder_push_media_hdr (t->dec, buf, hdr, now, t->out);
+  /* Rebuilt packets stay in the decoder's window: the instances after the
+   * jitterbuffer take them from there, in sequence. */
+  for (i = 0; i < t->out->len; i++)
+    gst_buffer_unref (t->out->pdata[i]);
+  g_ptr_array_set_size (t->out, 0);
+  g_mutex_unlock (&t->lock);
+}
+
+static gboolean
+tap_feed_list (GstBuffer ** buf, guint idx, gpointer t)
+{
+  tap_feed (t, *buf);
+  return TRUE;
+}
+
+static GstPadProbeReturn
+tap_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstFecDecTap *t = user_data;
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    tap_feed (t, GST_PAD_PROBE_INFO_BUFFER (info));
+  else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
+    gst_buffer_list_foreach (GST_PAD_PROBE_INFO_BUFFER_LIST (info),
+        tap_feed_list, t);
+  /* Only listening: the data path is left as it is. */
+  return GST_PAD_PROBE_OK;
+}
+
+/* Joins the decoder listening on `pad`, or starts one with `cfg`. */
+static GstFecDecTap *
+tap_attach (GstPad * pad, const RcFecDecoderConfig * cfg)
+{
+  GstFecDecTap *t;
+
+  g_mutex_lock (&tap_lock);
+  t = g_object_get_qdata (G_OBJECT (pad), tap_quark);
+  if (t) {
+    tap_ref (t);
+  } else {
+    t = g_new0 (GstFecDecTap, 1);
+    t->ref = 2;                 /* the instance and the probe */
+    g_mutex_init (&t->lock);
+    t->dec = rc_fec_decoder_new (cfg);
+    t->out = g_ptr_array_new ();
+    t->pad = gst_object_ref (pad);
+    t->probe = gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
+        GST_PAD_PROBE_TYPE_BUFFER_LIST, tap_probe, t,
+        (GDestroyNotify) tap_unref);
+    g_object_set_qdata (G_OBJECT (pad), tap_quark, t);
+  }
+  t->users++;
+  g_mutex_unlock (&tap_lock);
+  return t;
+}
+
+/* The last instance to leave stops the listening. */
+static void
+tap_detach (GstFecDecTap * t)
+{
+  gulong probe = 0;
+
+  g_mutex_lock (&tap_lock);
+  if (--t->users == 0) {
+    g_object_set_qdata (G_OBJECT (t->pad), tap_quark, NULL);
+    probe = t->probe;
+    t->probe = 0;
+  }
+  g_mutex_unlock (&tap_lock);
+  /* Drops the probe's ref once no callback runs any more. */
+  if (probe)
+    gst_pad_remove_probe (t->pad, probe);
+  tap_unref (t);
+}
+
+static gboolean
+is_factory (GstElement * e, const gchar * name)
+{
+  GstElementFactory *f = gst_element_get_factory (e);
+
+  return f && g_str_equal (GST_OBJECT_NAME (f), name);
+}
+
+/* rtpjitterbuffer, or a replacement from rtpbin's request-jitterbuffer,
+ * which must expose its API (GstRtpBin docs). */
+static gboolean
+is_jitterbuffer (GstElement * e)
+{
+  GObjectClass *k = G_OBJECT_GET_CLASS (e);
+
+  return is_factory (e, "rtpjitterbuffer") ||
+      (g_object_class_find_property (k, "do-lost") &&
+      g_object_class_find_property (k, "latency"));
+}
+
+/* Walks the links upstream. Returns NULL if no jitterbuffer is upstream;
+ * else the pad to listen on: the input of an SSRC demuxer above the
+ * jitterbuffer (it sees every SSRC of the session, flexfec's included),
+ * or the jitterbuffer's own input. `*latency_ms` gets its latency. */
+static GstPad *
+find_tap_pad (GstFecDec * self, guint * latency_ms)
+{
+  GstPad *peer = gst_pad_get_peer (self->sinkpad);
+  GstPad *tap = NULL;
+  guint depth;
+
+  for (depth = 0; peer && depth < MAX_WALK; depth++) {
+    GstElement *e = gst_pad_get_parent_element (peer);
+    GstPad *sink;
+
+    gst_clear_object (&peer);
+    if (!e)
+      break;
+    if (tap && is_factory (e, "rtpssrcdemux")) {
+      gst_object_unref (tap);
+      tap = gst_element_get_static_pad (e, "sink");
+      gst_object_unref (e);
+      break;
+    }
+    sink = gst_element_get_static_pad (e, "sink");
+    if (!tap && sink && is_jitterbuffer (e)) {
+      tap = gst_object_ref (sink);
+      g_object_get (e, "latency", latency_ms, NULL);
+    }
+    gst_object_unref (e);
+    if (!sink)
+      break;
+    peer = gst_pad_get_peer (sink);
+    gst_object_unref (sink);
+  }
+  gst_clear_object (&peer);
+  return tap;
+}
+
+/* First packet: before or after a jitterbuffer? */
+static void
+place (GstFecDec * self)
+{
+  guint latency_ms = 0;
+  GstPad *pad = find_tap_pad (self, &latency_ms);
+  RcFecDecoderConfig cfg;
+  GstFecDecTap *t;
+
+  self->placed = TRUE;
+  if (!pad) {
+    GST_DEBUG_OBJECT (self, "no jitterbuffer upstream: repairing in place");
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  cfg = self->cfg;
+  GST_OBJECT_UNLOCK (self);
+  if (latency_ms * GST_MSECOND >= cfg.window)
+    GST_WARNING_OBJECT (self, "window %" GST_TIME_FORMAT " is not longer "
+        "than the jitterbuffer latency (%u ms): packets will be forgotten "
+        "before they are needed", GST_TIME_ARGS (cfg.window), latency_ms);
+  t = tap_attach (pad, &cfg);
+  GST_DEBUG_OBJECT (self, "after a jitterbuffer (latency %u ms): sharing "
+      "the decoder fed at %s:%s", latency_ms, GST_DEBUG_PAD_NAME (pad));
+  gst_object_unref (pad);
+  GST_OBJECT_LOCK (self);
+  self->tap = t;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Object lock held. */
+static void
+leave_tap_locked (GstFecDec * self, GstFecDecTap ** t)
+{
+  *t = self->tap;
+  self->tap = NULL;
+  if (*t) {
+    g_mutex_lock (&(*t)->lock);
+    rc_fec_decoder_get_stats ((*t)->dec, &self->tap_stats);
+    g_mutex_unlock (&(*t)->lock);
+    self->have_tap_stats = TRUE;
+  }
+}
+
+/* ------------------------------------------------------ data flow */
+
+/* Before a jitterbuffer: decode here, push what is rebuilt at once. */
+static GstFlowReturn
+chain_in_place (GstFecDec * self, GstBuffer * buf)
+{
+  GstClockTime now = buffer_time (self, buf);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GPtrArray *out = self->out;
+  guint8 hdr[RC_FEC_RTP_HEADER_LEN];
+  gboolean have_hdr, is_fec, forward;
+  guint64 pushed = 0;
+  RcFecResult r;
+  guint i;
+
+  /* Read once: it tells repair from media, and orders the output. */
+  have_hdr = rc_fec_read_header (buf, hdr);
   GST_OBJECT_LOCK (self);
   if (!self->dec) {
     GST_OBJECT_UNLOCK (self);
     gst_buffer_unref (buf);
     return GST_FLOW_FLUSHING;
   }
-  /* Only this streaming thread touches the scratch array. */
-  out = self->out;
-  is_fec = rc_fec_decoder_is_fec (self->dec, buf);
+  is_fec = have_hdr && rc_fec_decoder_is_fec_hdr (self->dec, hdr);
   if (is_fec) {
     r = rc_fec_decoder_push_fec (self->dec, buf, now, out);
     forward = FALSE;
   } else {
-    r = rc_fec_decoder_push_media (self->dec, buf, now, out);
+    r = have_hdr ? rc_fec_decoder_push_media_hdr (self->dec, buf, hdr, now,
+        out) : RC_FEC_NOT_RTP;
     forward = r != RC_FEC_DUPLICATE;
   }
-  if (r != RC_FEC_OK && r != RC_FEC_OLD) {
-    RcFecDecoderStats st;
-    rc_fec_decoder_get_stats (self->dec, &st);
-    if (r != RC_FEC_DUPLICATE && st.rejected <= MAX_WARNINGS)
-      GST_WARNING_OBJECT (self, "%s packet seq %u dropped: %s",
-          is_fec ? "repair" : "media", buf_seq (buf),
-          rc_fec_result_to_string (r));
-    else
-      GST_DEBUG_OBJECT (self, "%s packet seq %u: %s",
-          is_fec ? "repair" : "media", buf_seq (buf),
-          rc_fec_result_to_string (r));
-  }
+  log_result (self, self->dec, r, is_fec, buf);
   GST_OBJECT_UNLOCK (self);
 
   /* Recovered packets older than the one that arrived go before it. */
   if (forward) {
-    guint16 seq = buf_seq (buf);
+    guint16 seq = GST_READ_UINT16_BE (hdr + 2);
     for (i = 0; i < out->len && ret == GST_FLOW_OK; i++) {
       GstBuffer *rb = out->pdata[i];
       if (rb && (gint16) (buf_seq (rb) - seq) < 0) {
-        GST_BUFFER_PTS (rb) = GST_BUFFER_PTS (buf);
         GST_LOG_OBJECT (self, "pushing recovered seq %u", buf_seq (rb));
-        ret = gst_pad_push (self->srcpad, rb);
+        ret = gst_pad_push (self->srcpad, retime (rb, buf));
         out->pdata[i] = NULL;
+        pushed++;
       }
     }
-    if (ret == GST_FLOW_OK)
+    if (ret == GST_FLOW_OK) {
       ret = gst_pad_push (self->srcpad, buf);
-    else
+      if (G_UNLIKELY (!g_atomic_int_get (&self->src_ready)))
+        g_atomic_int_set (&self->src_ready, 1);
+    } else {
       gst_buffer_unref (buf);
+    }
     buf = NULL;
   }
   for (i = 0; i < out->len; i++) {
@@ -176,9 +482,10 @@ gst_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
       continue;
     if (ret == GST_FLOW_OK) {
       if (buf)
-        GST_BUFFER_PTS (rb) = GST_BUFFER_PTS (buf);
+        rb = retime (rb, buf);
       GST_LOG_OBJECT (self, "pushing recovered seq %u", buf_seq (rb));
       ret = gst_pad_push (self->srcpad, rb);
+      pushed++;
     } else {
       gst_buffer_unref (rb);
     }
@@ -186,7 +493,212 @@ gst_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   if (buf)
     gst_buffer_unref (buf);
   g_ptr_array_set_size (out, 0);
+  if (pushed) {
+    GST_OBJECT_LOCK (self);
+    self->recovered_pushed += pushed;
+    GST_OBJECT_UNLOCK (self);
+  }
   return ret;
+}
+
+/* After a jitterbuffer: pushes the packet of `ssrc`/`seq` if the shared
+ * decoder rebuilt it and it belongs on this pad (payload type `pt`).
+ * `*filled` stays TRUE while every seqnum looked up is accounted for: it
+ * went out here, or it is an ULPFEC repair packet's. */
+static GstFlowReturn
+push_rebuilt (GstFecDec * self, guint32 ssrc, guint16 seq, guint8 pt,
+    GstBuffer * like, gboolean * filled)
+{
+  GstFecDecTap *t = self->tap;
+  RcFecSeqState st;
+  GstBuffer *rb;
+  guint8 h[2];
+
+  g_mutex_lock (&t->lock);
+  st = rc_fec_decoder_lookup (t->dec, ssrc, seq, &rb);
+  g_mutex_unlock (&t->lock);
+  if (st == RC_FEC_SEQ_REPAIR)
+    return GST_FLOW_OK;
+  /* rtpbin gives each payload type its own pad (and fecdec). */
+  if (!rb || gst_buffer_extract (rb, 0, h, 2) != 2 || (h[1] & 0x7f) != pt) {
+    if (rb)
+      gst_buffer_unref (rb);
+    *filled = FALSE;
+    return GST_FLOW_OK;
+  }
+  GST_OBJECT_LOCK (self);
+  self->recovered_pushed++;
+  GST_OBJECT_UNLOCK (self);
+  GST_LOG_OBJECT (self, "pushing recovered seq %u in sequence", seq);
+  return gst_pad_push (self->srcpad, retime (rb, like));
+}
+
+static GstFlowReturn
+chain_after_jitterbuffer (GstFecDec * self, GstBuffer * buf)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint8 h[RC_FEC_RTP_HEADER_LEN];
+  gboolean filled = FALSE;
+  guint32 ssrc;
+  guint16 seq;
+  guint8 pt;
+
+  if (!rc_fec_read_header (buf, h) || (h[0] & 0xc0) != 0x80)
+    return gst_pad_push (self->srcpad, buf);
+  /* The listening decoder has had it already; the decoder's settings are
+   * fixed once it exists. */
+  if (rc_fec_decoder_is_fec_hdr (self->tap->dec, h)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_OK;
+  }
+  pt = h[1] & 0x7f;
+  seq = GST_READ_UINT16_BE (h + 2);
+  ssrc = GST_READ_UINT32_BE (h + 8);
+
+  if (self->have_last && ssrc == self->last_ssrc) {
+    gint gap = (gint16) (seq - self->last_seq);
+    guint16 s;
+
+    if (gap <= 0 && gap > -MAX_GAP) {
+      GST_LOG_OBJECT (self, "seq %u after %u: passed on as it is", seq,
+          self->last_seq);
+      return gst_pad_push (self->srcpad, buf);
+    }
+    /* Whatever the decoder rebuilt in the gap goes out first, in order:
+     * the jitterbuffer held this packet long enough for the repair
+     * packets to have passed the tap. */
+    if (gap > 1 && gap <= MAX_GAP) {
+      filled = TRUE;
+      for (s = self->last_seq + 1; s != seq && ret == GST_FLOW_OK; s++)
+        ret = push_rebuilt (self, ssrc, s, pt, buf, &filled);
+    } else if (gap == 1) {
+      filled = self->filled_lost;
+    }
+  }
+  self->filled_lost = FALSE;
+  self->have_last = TRUE;
+  self->last_seq = seq;
+  self->last_ssrc = ssrc;
+  self->last_pt = pt;
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  /* The jitterbuffer marked the gap it saw; it is filled now, and a
+   * depayloader would throw away the frame for a discontinuity. */
+  if (filled && GST_BUFFER_IS_DISCONT (buf)) {
+    buf = gst_buffer_make_writable (buf);
+    GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);
+  }
+  return gst_pad_push (self->srcpad, buf);
+}
+
+/* A jitterbuffer with do-lost announces a loss before the next packet: if
+ * the packet was rebuilt, it goes out instead of the announcement. */
+static gboolean
+handle_lost_event (GstFecDec * self, GstEvent * event)
+{
+  const GstStructure *s = gst_event_get_structure (event);
+  GstClockTime ts = GST_CLOCK_TIME_NONE;
+  gboolean filled = TRUE;
+  GstBuffer *like;
+  guint seqnum;
+
+  if (!self->tap || !self->have_last || !s ||
+      !gst_structure_has_name (s, "GstRTPPacketLost") ||
+      !gst_structure_get_uint (s, "seqnum", &seqnum) ||
+      (guint16) seqnum != (guint16) (self->last_seq + 1))
+    return FALSE;
+  like = gst_buffer_new ();
+  gst_structure_get_clock_time (s, "timestamp", &ts);
+  GST_BUFFER_PTS (like) = ts;
+  push_rebuilt (self, self->last_ssrc, seqnum, self->last_pt, like, &filled);
+  gst_buffer_unref (like);
+  if (!filled)
+    return FALSE;
+  self->last_seq = seqnum;
+  self->filled_lost = TRUE;
+  gst_event_unref (event);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_fec_dec_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  GstFecDec *self = GST_FEC_DEC (parent);
+
+  if (G_UNLIKELY (!self->placed))
+    place (self);
+  if (self->tap)
+    return chain_after_jitterbuffer (self, buf);
+  return chain_in_place (self, buf);
+}
+
+/* Repair packets on a fec_%u pad (a separate transport, e.g. rtpbin's
+ * recv_fec_sink_%u_%u). */
+static GstFlowReturn
+gst_fec_dec_fec_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  GstFecDec *self = GST_FEC_DEC (parent);
+  GPtrArray *out = gst_pad_get_element_private (pad);
+  GstClockTime now = buffer_time (self, buf);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstFecDecTap *t;
+  RcFecResult r;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  t = self->tap ? tap_ref (self->tap) : NULL;
+  if (t) {
+    GST_OBJECT_UNLOCK (self);
+    tap_feed (t, buf);
+    tap_unref (t);
+    gst_buffer_unref (buf);
+    return GST_FLOW_OK;
+  }
+  if (!self->dec) {
+    GST_OBJECT_UNLOCK (self);
+    gst_buffer_unref (buf);
+    return GST_FLOW_FLUSHING;
+  }
+  if (rc_fec_decoder_is_fec (self->dec, buf)) {
+    r = rc_fec_decoder_push_fec (self->dec, buf, now, out);
+    log_result (self, self->dec, r, TRUE, buf);
+  } else {
+    GST_DEBUG_OBJECT (self, "%s: payload type is not %u, dropped",
+        GST_PAD_NAME (pad), self->cfg.pt);
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  /* The media thread may push at the same time: the jitterbuffer's sink
+   * pad stream lock orders the two, and it reorders by seqnum. Nothing
+   * goes out before the media's sticky events did. */
+  for (i = 0; i < out->len; i++) {
+    GstBuffer *rb = out->pdata[i];
+    if (ret == GST_FLOW_OK && g_atomic_int_get (&self->src_ready)) {
+      GST_LOG_OBJECT (self, "pushing recovered seq %u", buf_seq (rb));
+      ret = gst_pad_push (self->srcpad, retime (rb, buf));
+      GST_OBJECT_LOCK (self);
+      self->recovered_pushed++;
+      GST_OBJECT_UNLOCK (self);
+    } else {
+      gst_buffer_unref (rb);
+    }
+  }
+  g_ptr_array_set_size (out, 0);
+  gst_buffer_unref (buf);
+  /* The media path decides about the stream; a repair path's downstream
+   * troubles are the media's. */
+  return ret == GST_FLOW_FLUSHING ? ret : GST_FLOW_OK;
+}
+
+static gboolean
+gst_fec_dec_fec_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  /* The media pad's events describe the output stream; a repair path's
+   * caps, segments and EOS do not reach it. */
+  gst_event_unref (event);
+  return TRUE;
 }
 
 static gboolean
@@ -198,18 +710,66 @@ gst_fec_dec_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
     case GST_EVENT_SEGMENT:
       gst_event_copy_segment (event, &self->segment);
       break;
+    case GST_EVENT_CUSTOM_DOWNSTREAM:
+      if (handle_lost_event (self, event))
+        return TRUE;
+      break;
     case GST_EVENT_EOS:
     case GST_EVENT_FLUSH_STOP:
-      /* Settle the loss counts of what is still in the window. */
+      /* Settle the loss counts of what is still in the window (the shared
+       * decoder is the session's: other instances still use it). */
       GST_OBJECT_LOCK (self);
-      if (self->dec)
+      if (self->dec && !self->tap)
         rc_fec_decoder_reset (self->dec);
       GST_OBJECT_UNLOCK (self);
+      self->have_last = FALSE;
       break;
     default:
       break;
   }
   return gst_pad_event_default (pad, parent, event);
+}
+
+/* ------------------------------------------------------ request pads */
+
+static GstPad *
+gst_fec_dec_request_new_pad (GstElement * element, GstPadTemplate * templ,
+    const gchar * name, const GstCaps * caps)
+{
+  GstFecDec *self = GST_FEC_DEC (element);
+  GstPad *pad;
+  gchar *pad_name;
+
+  GST_OBJECT_LOCK (self);
+  if (name)
+    pad_name = g_strdup (name);
+  else
+    pad_name = g_strdup_printf ("fec_%u", self->next_fec_pad++);
+  GST_OBJECT_UNLOCK (self);
+
+  pad = gst_pad_new_from_template (templ, pad_name);
+  g_free (pad_name);
+  gst_pad_set_chain_function (pad, gst_fec_dec_fec_chain);
+  gst_pad_set_event_function (pad, gst_fec_dec_fec_event);
+  gst_pad_set_element_private (pad, g_ptr_array_new ());
+  gst_pad_set_active (pad, TRUE);
+  if (!gst_element_add_pad (element, pad)) {
+    g_ptr_array_unref (gst_pad_get_element_private (pad));
+    gst_object_unref (pad);
+    return NULL;
+  }
+  return pad;
+}
+
+static void
+gst_fec_dec_release_pad (GstElement * element, GstPad * pad)
+{
+  GPtrArray *out = gst_pad_get_element_private (pad);
+
+  gst_pad_set_active (pad, FALSE);
+  gst_element_remove_pad (element, pad);
+  if (out)
+    g_ptr_array_unref (out);
 }
 
 /* -------------------------------------------------------- state change */
@@ -219,18 +779,32 @@ gst_fec_dec_change_state (GstElement * element, GstStateChange transition)
 {
   GstFecDec *self = GST_FEC_DEC (element);
   GstStateChangeReturn ret;
+  GstFecDecTap *t = NULL;
 
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     GST_OBJECT_LOCK (self);
     rc_fec_decoder_free (self->dec);
     self->dec = rc_fec_decoder_new (&self->cfg);
+    self->recovered_pushed = 0;
+    self->have_tap_stats = FALSE;
     GST_OBJECT_UNLOCK (self);
+    self->placed = FALSE;
+    self->have_last = FALSE;
+    g_atomic_int_set (&self->src_ready, 0);
   }
 
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 
   /* The decoder (and its counts) stays until the next start, so the
-   * stats can still be read after the stream ended. */
+   * stats can still be read after the stream ended; a shared one is left
+   * (its counts kept) once streaming has stopped. */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    GST_OBJECT_LOCK (self);
+    leave_tap_locked (self, &t);
+    GST_OBJECT_UNLOCK (self);
+    if (t)
+      tap_detach (t);
+  }
   return ret;
 }
 
@@ -240,12 +814,26 @@ static GstStructure *
 get_stats (GstFecDec * self)
 {
   RcFecDecoderStats st = { 0, };
-  guint64 expected;
+  GstFecDecTap *t = NULL;
+  guint64 expected, pushed;
+  gboolean after;
 
   GST_OBJECT_LOCK (self);
-  if (self->dec)
+  pushed = self->recovered_pushed;
+  after = self->tap || self->have_tap_stats;
+  if (self->tap)
+    t = tap_ref (self->tap);
+  else if (self->have_tap_stats)
+    st = self->tap_stats;
+  else if (self->dec)
     rc_fec_decoder_get_stats (self->dec, &st);
   GST_OBJECT_UNLOCK (self);
+  if (t) {
+    g_mutex_lock (&t->lock);
+    rc_fec_decoder_get_stats (t->dec, &st);
+    g_mutex_unlock (&t->lock);
+    tap_unref (t);
+  }
   /* Recovered packets are not in media_received: expected = received +
    * lost before repair. */
   expected = st.media_received + st.lost_before;
@@ -261,7 +849,10 @@ get_stats (GstFecDec * self)
       "loss-before", G_TYPE_DOUBLE, expected ?
       (gdouble) st.lost_before / expected : 0.0,
       "loss-after", G_TYPE_DOUBLE, expected ?
-      (gdouble) st.lost_after / expected : 0.0, NULL);
+      (gdouble) st.lost_after / expected : 0.0,
+      "recovered-pushed", G_TYPE_UINT64, pushed,
+      "placement", G_TYPE_STRING, after ? "after-jitterbuffer" :
+      "before-jitterbuffer", NULL);
 }
 
 static void
@@ -341,7 +932,11 @@ static void
 gst_fec_dec_finalize (GObject * object)
 {
   GstFecDec *self = GST_FEC_DEC (object);
+  GstFecDecTap *t = NULL;
 
+  leave_tap_locked (self, &t);
+  if (t)
+    tap_detach (t);
   rc_fec_decoder_free (self->dec);
   if (self->out)
     g_ptr_array_unref (self->out);
@@ -356,10 +951,14 @@ gst_fec_dec_class_init (GstFecDecClass * klass)
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY;
 
+  tap_quark = g_quark_from_static_string ("GstFecDecTap");
+
   gobject_class->set_property = gst_fec_dec_set_property;
   gobject_class->get_property = gst_fec_dec_get_property;
   gobject_class->finalize = gst_fec_dec_finalize;
   element_class->change_state = gst_fec_dec_change_state;
+  element_class->request_new_pad = gst_fec_dec_request_new_pad;
+  element_class->release_pad = gst_fec_dec_release_pad;
 
   g_object_class_install_property (gobject_class, PROP_PT,
       g_param_spec_uint ("pt", "Payload type",
@@ -377,14 +976,16 @@ gst_fec_dec_class_init (GstFecDecClass * klass)
           rw));
   g_object_class_install_property (gobject_class, PROP_WINDOW,
       g_param_spec_uint64 ("window", "Window",
-          "How long packets are kept for repair (ns); bounds memory", 10 *
-          GST_MSECOND, 10 * GST_SECOND, DEFAULT_WINDOW, rw));
+          "How long packets are kept for repair (ns); bounds memory. After "
+          "a jitterbuffer it must exceed its latency", 10 * GST_MSECOND,
+          10 * GST_SECOND, DEFAULT_WINDOW, rw));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Repair and loss counts (see the element docs for the fields)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &fec_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "XOR parity FEC decoder", "Codec/Decoder/Network/RTP",

@@ -9,6 +9,8 @@ G_BEGIN_DECLS
 #define GST_TYPE_FEC_DEC (gst_fec_dec_get_type ())
 G_DECLARE_FINAL_TYPE (GstFecDec, gst_fec_dec, GST, FEC_DEC, GstElement);
 
+typedef struct _GstFecDecTap GstFecDecTap;
+
 struct _GstFecDec
 {
   GstElement parent;
@@ -17,10 +19,25 @@ struct _GstFecDec
   /* properties (object lock) */
   RcFecDecoderConfig cfg;
 
-  /* decoder (object lock) */
-  RcFecDecoder *dec;
+  /* object lock */
+  RcFecDecoder *dec;            /* own decoder (placed before a jitterbuffer) */
+  GstFecDecTap *tap;            /* shared decoder (placed after one) */
+  RcFecDecoderStats tap_stats;  /* the shared decoder's, when it was left */
+  gboolean have_tap_stats;
+  guint64 recovered_pushed;
+  guint next_fec_pad;
+
+  /* sink pad streaming thread only */
   GPtrArray *out;               /* scratch: recovered packets */
-  GstSegment segment;           /* streaming thread only */
+  GstSegment segment;
+  gboolean placed;              /* placement looked up */
+  gboolean have_last;           /* after a jitterbuffer: last seq passed on */
+  guint16 last_seq;
+  guint32 last_ssrc;
+  guint8 last_pt;
+  gboolean filled_lost;         /* the last loss announced was pushed */
+
+  gint src_ready;               /* atomic: sticky events are on the src pad */
 };
 
 G_END_DECLS

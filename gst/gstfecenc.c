@@ -284,10 +284,11 @@ gst_fec_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 {
   GstFecEnc *self = GST_FEC_ENC (parent);
   GPtrArray *out = self->out;
+  RcFecEncoderStats before, after;
   GstFlowReturn ret;
   GstClockTime now;
-  gsize size = gst_buffer_get_size (buf);
   guint i;
+
   /* The segment is only touched by this streaming thread. */
   now = buffer_time (self, buf, &self->segment);
   GST_OBJECT_LOCK (self);
@@ -319,13 +320,17 @@ gst_fec_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
       }
     }
   }
+  rc_fec_encoder_get_stats (self->enc, &before);
   if (!rc_fec_encoder_push (self->enc, &buf, out))
     GST_LOG_OBJECT (self, "not an RTP packet: passed on unprotected");
-  rc_rate_meter_add (&self->media_rate, now, size);
-  for (i = 0; i < out->len; i++) {
-    GstBuffer *f = out->pdata[i];
-    rc_rate_meter_add (&self->fec_rate, now, gst_buffer_get_size (f));
-  }
+  /* The codec counts the bytes: one meter sample for the media packet and
+   * one for all the repair packets it let out. */
+  rc_fec_encoder_get_stats (self->enc, &after);
+  rc_rate_meter_add (&self->media_rate, now,
+      after.media_bytes - before.media_bytes);
+  if (after.fec_bytes != before.fec_bytes)
+    rc_rate_meter_add (&self->fec_rate, now,
+        after.fec_bytes - before.fec_bytes);
   update_probe_locked (self, now, FALSE);
   GST_OBJECT_UNLOCK (self);
 

@@ -41,25 +41,31 @@ ensure_debug (void)
 
 /* ------------------------------------------------------------------ XOR */
 
-void
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__ELF__)
+/* An AVX2 build beside the baseline (SSE2) one, picked once when the
+ * library loads (GCC function multiversioning, an ELF ifunc): XOR is most
+ * of the encoder's arithmetic. */
+#define RC_FEC_XOR_CLONES __attribute__((target_clones ("avx2", "default")))
+#else
+#define RC_FEC_XOR_CLONES
+#endif
+
+RC_FEC_XOR_CLONES void
 rc_fec_xor (guint8 * dst, const guint8 * src, gsize n)
 {
   gsize i = 0;
 
 #if defined(__GNUC__)
-  /* 16-byte vectors (SSE2 on x86-64, NEON on arm64: the baseline of both),
-   * four per step; memcpy makes the loads alignment-safe and compiles to
-   * plain vector moves. */
-  typedef guint8 v16 __attribute__((vector_size (16)));
+  /* 32-byte vectors: one register each with AVX2, a pair of SSE2/NEON
+   * registers otherwise. Unaligned, may-alias access compiles to plain
+   * vector loads and stores with nothing spilled to the stack. */
+  typedef guint8 v32 __attribute__((vector_size (32), aligned (1), may_alias));
   for (; i + 64 <= n; i += 64) {
-    v16 a[4], b[4];
-    memcpy (a, dst + i, 64);
-    memcpy (b, src + i, 64);
-    a[0] ^= b[0];
-    a[1] ^= b[1];
-    a[2] ^= b[2];
-    a[3] ^= b[3];
-    memcpy (dst + i, a, 64);
+    v32 a0 = *(const v32 *) (dst + i), a1 = *(const v32 *) (dst + i + 32);
+    v32 b0 = *(const v32 *) (src + i), b1 = *(const v32 *) (src + i + 32);
+    *(v32 *) (dst + i) = a0 ^ b0;
+    *(v32 *) (dst + i + 32) = a1 ^ b1;
   }
 #endif
   /* 64-bit words, then the tail. */
@@ -74,6 +80,56 @@ rc_fec_xor (guint8 * dst, const guint8 * src, gsize n)
     dst[i] ^= src[i];
 }
 
+gboolean
+rc_fec_read_header (GstBuffer * buf, guint8 * hdr)
+{
+  GstMemory *m;
+  GstMapInfo mi;
+
+  /* Where payloaders and udpsrc put it: in the first memory, read with one
+   * memory map (gst_buffer_extract costs a few times more). */
+  if (gst_buffer_n_memory (buf) > 0) {
+    m = gst_buffer_peek_memory (buf, 0);
+    if (m->size >= RC_FEC_RTP_HEADER_LEN &&
+        gst_memory_map (m, &mi, GST_MAP_READ)) {
+      memcpy (hdr, mi.data, RC_FEC_RTP_HEADER_LEN);
+      gst_memory_unmap (m, &mi);
+      return TRUE;
+    }
+  }
+  return gst_buffer_extract (buf, 0, hdr, RC_FEC_RTP_HEADER_LEN) ==
+      RC_FEC_RTP_HEADER_LEN;
+}
+
+/* dst ^= the `body` bytes of `buf` after its fixed header, memory by
+ * memory (mapping a buffer of several memories as one would merge them
+ * into a new allocation first). */
+static gboolean
+xor_body (guint8 * dst, GstBuffer * buf, guint body)
+{
+  guint i, n = gst_buffer_n_memory (buf), pos = 0;
+  gsize skip = RC_FEC_RTP_HEADER_LEN;
+
+  for (i = 0; i < n && pos < body; i++) {
+    GstMemory *m = gst_buffer_peek_memory (buf, i);
+    GstMapInfo mi;
+    guint len;
+
+    if (m->size <= skip) {
+      skip -= m->size;
+      continue;
+    }
+    if (!gst_memory_map (m, &mi, GST_MAP_READ))
+      return FALSE;
+    len = MIN (mi.size - skip, body - pos);
+    rc_fec_xor (dst + pos, mi.data + skip, len);
+    gst_memory_unmap (m, &mi);
+    pos += len;
+    skip = 0;
+  }
+  return pos == body;
+}
+
 /* ---------------------------------------------------------- bit masks */
 
 static inline void
@@ -86,6 +142,66 @@ static inline gboolean
 mask_get (const guint64 * mask, guint i)
 {
   return (mask[i / 64] >> (i % 64)) & 1;
+}
+
+/* Bit scans of 64-bit words (compiler builtins where there are some). */
+#if defined(__GNUC__)
+#define bit_msb(x) (63 - __builtin_clzll (x))
+#define bit_lsb(x) __builtin_ctzll (x)
+#define bit_count(x) __builtin_popcountll (x)
+#else
+static inline guint
+bit_msb (guint64 x)
+{
+  guint i = 0;
+  while (x >>= 1)
+    i++;
+  return i;
+}
+
+static inline guint
+bit_lsb (guint64 x)
+{
+  guint i = 0;
+  while (!(x & 1)) {
+    x >>= 1;
+    i++;
+  }
+  return i;
+}
+
+static inline guint
+bit_count (guint64 x)
+{
+  guint n = 0;
+  for (; x; x &= x - 1)
+    n++;
+  return n;
+}
+#endif
+
+/* Index of the highest set bit of a RC_FEC_MAX_PROTECTED-bit mask, -1 if
+ * none: a word at a time, not a bit at a time (this runs for every repair
+ * packet sent and received). */
+static inline gint
+mask_last (const guint64 * mask)
+{
+  gint w;
+
+  for (w = RC_FEC_MAX_PROTECTED / 64 - 1; w >= 0; w--)
+    if (mask[w])
+      return w * 64 + bit_msb (mask[w]);
+  return -1;
+}
+
+static inline guint
+mask_count (const guint64 * mask)
+{
+  guint w, n = 0;
+
+  for (w = 0; w < RC_FEC_MAX_PROTECTED / 64; w++)
+    n += bit_count (mask[w]);
+  return n;
 }
 
 /* Bit `pos` of a byte string, most significant bit of byte 0 first. */
@@ -136,15 +252,10 @@ rc_fec_parse_result_to_string (RcFecParseResult r)
 static void
 info_finish_mask (RcFecPacketInfo * info)
 {
-  guint i, last = 0;
+  gint last = mask_last (info->mask);
 
-  info->n_protected = 0;
-  for (i = 0; i < RC_FEC_MAX_PROTECTED; i++)
-    if (mask_get (info->mask, i)) {
-      info->n_protected++;
-      last = i;
-    }
-  info->span = info->n_protected ? last * info->stride + 1 : 0;
+  info->n_protected = mask_count (info->mask);
+  info->span = last >= 0 ? last * info->stride + 1 : 0;
 }
 
 static RcFecParseResult
@@ -323,40 +434,88 @@ acc_reset (FecAcc * a)
   memset (a->mask, 0, sizeof (a->mask));
 }
 
-/* Adds one packet's bit string (RFC 8627 sec. 6.2). `seq` is the sequence
- * number it is sent with. Returns FALSE if it does not fit the mask. */
+/* XORs `len` bytes of a packet body found at body offset `pos` into `a`,
+ * whose body so far is `old_len` long: shorter packets count as
+ * zero-padded (RFC 8627 sec. 6.2), so bytes beyond it are copied. */
+static inline void
+acc_body_chunk (FecAcc * a, guint old_len, guint pos, const guint8 * data,
+    guint len)
+{
+  guint x = pos < old_len ? MIN (len, old_len - pos) : 0;
+
+  if (x)
+    rc_fec_xor (a->body + pos, data, x);
+  if (x < len)
+    memcpy (a->body + pos + x, data + x, len - x);
+}
+
+/* Adds one packet's bit string (RFC 8627 sec. 6.2) to each accumulator of
+ * `accs`: the recovery fields from its fixed header `hdr`, the body (all
+ * of `buf` after the fixed header) read memory by memory (`first`, if
+ * set, is the first memory, mapped already). Mapping the whole buffer
+ * instead would merge the memories a payloader makes (header, payload)
+ * into a new allocation and copy every packet. `seq` is the sequence
+ * number the packet is sent with. Returns FALSE unless every
+ * accumulator's mask has room for it (it is added to those that do). */
 static gboolean
-acc_add (FecAcc * a, const guint8 * data, guint size, guint16 seq,
+acc_add (FecAcc ** accs, guint n_accs, GstBuffer * buf,
+    const GstMapInfo * first, const guint8 * hdr, guint size, guint16 seq,
     guint max_bits)
 {
   guint body = size - RC_FEC_RTP_HEADER_LEN;
-  guint overlap;
-  guint16 off;
+  guint old_len[2];
+  FecAcc *use[2];
+  guint n_use = 0, k, i, n_mem, pos = 0;
+  gsize skip = RC_FEC_RTP_HEADER_LEN;
 
-  if (a->count == 0)
-    a->sn_base = seq;
-  off = (guint16) (seq - a->sn_base);
-  if (off >= max_bits)
-    return FALSE;
-  mask_set (a->mask, off);
-  a->count++;
-  a->rec0 ^= data[0] & REC0_MASK;
-  a->rec1 ^= data[1];
-  a->ts ^= GST_READ_UINT32_BE (data + 4);
-  a->len ^= body;
-  if (body > a->cap) {
-    a->cap = body;
-    a->body = g_realloc (a->body, a->cap);
+  g_assert (n_accs <= G_N_ELEMENTS (use));
+  for (k = 0; k < n_accs; k++) {
+    FecAcc *a = accs[k];
+    guint16 off;
+
+    if (a->count == 0)
+      a->sn_base = seq;
+    off = (guint16) (seq - a->sn_base);
+    if (off >= max_bits)
+      continue;
+    mask_set (a->mask, off);
+    a->count++;
+    a->rec0 ^= hdr[0] & REC0_MASK;
+    a->rec1 ^= hdr[1];
+    a->ts ^= GST_READ_UINT32_BE (hdr + 4);
+    a->len ^= body;
+    if (body > a->cap) {
+      a->cap = body;
+      a->body = g_realloc (a->body, a->cap);
+    }
+    old_len[n_use] = a->max_len;
+    use[n_use++] = a;
   }
-  overlap = MIN (body, a->max_len);
-  rc_fec_xor (a->body, data + RC_FEC_RTP_HEADER_LEN, overlap);
-  if (body > a->max_len) {
-    /* Shorter packets count as zero-padded (RFC 8627 sec. 6.2). */
-    memcpy (a->body + a->max_len, data + RC_FEC_RTP_HEADER_LEN + a->max_len,
-        body - a->max_len);
-    a->max_len = body;
+  n_mem = n_use ? gst_buffer_n_memory (buf) : 0;
+  for (i = 0; i < n_mem && pos < body; i++) {
+    GstMemory *m = gst_buffer_peek_memory (buf, i);
+    GstMapInfo mi;
+    guint len;
+
+    if (m->size <= skip) {
+      skip -= m->size;
+      continue;
+    }
+    if (i == 0 && first)
+      mi = *first;
+    else if (!gst_memory_map (m, &mi, GST_MAP_READ))
+      break;
+    len = MIN (mi.size - skip, body - pos);
+    for (k = 0; k < n_use; k++)
+      acc_body_chunk (use[k], old_len[k], pos, mi.data + skip, len);
+    if (i != 0 || !first)
+      gst_memory_unmap (m, &mi);
+    pos += len;
+    skip = 0;
   }
-  return TRUE;
+  for (k = 0; k < n_use; k++)
+    use[k]->max_len = MAX (old_len[k], body);
+  return n_use == n_accs;
 }
 
 /* -------------------------------------------------------------- pools */
@@ -396,10 +555,11 @@ pool_get (GstBufferPool * pool, guint size)
 
   if (size > POOL_BUFFER_SIZE)
     return gst_buffer_new_allocate (NULL, size, NULL);
-  if (gst_buffer_pool_acquire_buffer (pool, &buf, NULL) != GST_FLOW_OK ||
-      !buf)
+  if (gst_buffer_pool_acquire_buffer (pool, &buf, NULL) != GST_FLOW_OK || !buf)
     return gst_buffer_new_allocate (NULL, size, NULL);
-  gst_buffer_set_size (buf, size);
+  /* One memory, ours alone: sized directly (gst_buffer_set_size would
+   * also walk the buffer's metas for every repair packet). */
+  gst_memory_resize (gst_buffer_peek_memory (buf, 0), 0, size);
   return buf;
 }
 
@@ -466,8 +626,7 @@ clamp_count (gdouble v, guint lo, guint hi)
 }
 
 gboolean
-rc_fec_encoder_geometry (const RcFecEncoderConfig * cfg, guint * pL,
-    guint * pD)
+rc_fec_encoder_geometry (const RcFecEncoderConfig * cfg, guint * pL, guint * pD)
 {
   guint L = CLAMP (cfg->L, 1, RC_FEC_MAX_LD);
   guint D = CLAMP (cfg->D, 1, RC_FEC_MAX_LD);
@@ -525,8 +684,7 @@ encoder_apply (RcFecEncoder * enc, const RcFecEncoderConfig * cfg)
   enc->active = rc_fec_encoder_geometry (cfg, &enc->L, &enc->D);
   enc->max_bits = cfg->format == RC_FEC_FORMAT_ULPFEC ?
       ULP_MASK_BITS_LONG : RC_FEC_MAX_PROTECTED;
-  if (cfg->format == RC_FEC_FORMAT_FLEXFEC && cfg->mode ==
-      RC_FEC_MODE_FLEXIBLE)
+  if (cfg->format == RC_FEC_FORMAT_FLEXFEC && cfg->mode == RC_FEC_MODE_FLEXIBLE)
     enc->max_bits = FLEX_MASK_BITS_2;
   if (enc->active && (cfg->mode == RC_FEC_MODE_COLUMN ||
           cfg->mode == RC_FEC_MODE_2D) && enc->n_cols < enc->L) {
@@ -641,15 +799,15 @@ emit (RcFecEncoder * enc, FecAcc * a, guint fixed_L, guint fixed_D)
 {
   const RcFecEncoderConfig *c = &enc->cfg;
   gboolean flex = c->format == RC_FEC_FORMAT_FLEXFEC;
-  guint hdr_len, mask_bits = 0, last = 0, i, total, off;
+  guint hdr_len, mask_bits = 0, last, w, total, off;
+  guint64 m;
   guint16 seq;
   GstBuffer *buf;
+  GstMemory *mem;
   GstMapInfo map;
   guint8 *h;
 
-  for (i = 0; i < RC_FEC_MAX_PROTECTED; i++)
-    if (mask_get (a->mask, i))
-      last = i;
+  last = MAX (mask_last (a->mask), 0);
   if (flex) {
     if (fixed_L)
       hdr_len = FLEX_HDR_LEN_0;
@@ -675,7 +833,9 @@ emit (RcFecEncoder * enc, FecAcc * a, guint fixed_L, guint fixed_D)
     off = write_rtp_header (enc, tmp, flex ? c->ssrc : enc->media_ssrc, seq);
     total = off + hdr_len + a->max_len;
     buf = pool_get (enc->pool, total);
-    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    /* One memory (pool_get): mapped alone, no buffer-level bookkeeping. */
+    mem = gst_buffer_peek_memory (buf, 0);
+    gst_memory_map (mem, &map, GST_MAP_WRITE);
     memcpy (map.data, tmp, off);
   }
   h = map.data + off;
@@ -690,9 +850,9 @@ emit (RcFecEncoder * enc, FecAcc * a, guint fixed_L, guint fixed_D)
       h[10] = fixed_L;
       h[11] = fixed_D;
     } else {
-      for (i = 0; i <= last; i++)
-        if (mask_get (a->mask, i))
-          wire_set_bit (h, flex_mask_bit_pos (i));
+      for (w = 0; w < RC_FEC_MAX_PROTECTED / 64; w++)
+        for (m = a->mask[w]; m; m &= m - 1)
+          wire_set_bit (h, flex_mask_bit_pos (w * 64 + bit_lsb (m)));
       if (mask_bits == FLEX_MASK_BITS_0)
         h[10] |= 0x80;          /* k: mask ends at 15 bits */
       else if (mask_bits == FLEX_MASK_BITS_1)
@@ -705,12 +865,12 @@ emit (RcFecEncoder * enc, FecAcc * a, guint fixed_L, guint fixed_D)
     GST_WRITE_UINT32_BE (h + 4, a->ts);
     GST_WRITE_UINT16_BE (h + 8, a->len);
     GST_WRITE_UINT16_BE (h + 10, a->max_len);
-    for (i = 0; i <= last; i++)
-      if (mask_get (a->mask, i))
-        wire_set_bit (h + 12, i);
+    for (w = 0; w < RC_FEC_MAX_PROTECTED / 64; w++)
+      for (m = a->mask[w]; m; m &= m - 1)
+        wire_set_bit (h + 12, w * 64 + bit_lsb (m));
   }
   memcpy (h + hdr_len, a->body, a->max_len);
-  gst_buffer_unmap (buf, &map);
+  gst_memory_unmap (mem, &map);
   GST_BUFFER_PTS (buf) = enc->last_pts;
   GST_BUFFER_DTS (buf) = enc->last_dts;
 
@@ -743,9 +903,13 @@ release_held (RcFecEncoder * enc, GPtrArray * out)
 
   for (i = 0; i < enc->held->len; i++) {
     GstBuffer *b = enc->held->pdata[i];
-    guint8 seq[2];
-    GST_WRITE_UINT16_BE (seq, ++enc->last_seq);
-    gst_buffer_fill (b, 2, seq, 2);
+    GstMemory *m = gst_buffer_peek_memory (b, 0);
+    GstMapInfo map;
+    /* Built by emit(): the fixed header is in its first memory. */
+    if (gst_memory_map (m, &map, GST_MAP_WRITE)) {
+      GST_WRITE_UINT16_BE (map.data + 2, ++enc->last_seq);
+      gst_memory_unmap (m, &map);
+    }
     enc->seq_offset++;
     g_ptr_array_add (out, b);
   }
@@ -791,26 +955,51 @@ rc_fec_encoder_flush (RcFecEncoder * enc, GPtrArray * out)
 gboolean
 rc_fec_encoder_push (RcFecEncoder * enc, GstBuffer ** media, GPtrArray * out)
 {
-  GstMapInfo map;
+  gsize size = gst_buffer_get_size (*media);
+  gboolean flex = enc->cfg.format == RC_FEC_FORMAT_FLEXFEC;
+  /* Renumbering may start with this packet if a flush below sends a
+   * repair packet (one is held, or a group is under way). */
+  gboolean renumber = !flex && (enc->seq_offset || enc->held->len ||
+      enc->started);
+  guint8 copy[RC_FEC_RTP_HEADER_LEN], *hdr;
+  GstMapInfo first = GST_MAP_INFO_INIT;
+  GstMemory *m0 = NULL;
   guint16 seq, sent_seq;
   guint32 ssrc;
-  gboolean flex = enc->cfg.format == RC_FEC_FORMAT_FLEXFEC;
   gboolean marker, added = FALSE;
-  guint r, col;
+  FecAcc *accs[2];
+  guint r, col, n_accs = 0;
 
-  if (!gst_buffer_map (*media, &map, GST_MAP_READ))
+  if (size < RC_FEC_RTP_HEADER_LEN)
     return FALSE;
-  if (map.size < RC_FEC_RTP_HEADER_LEN || (map.data[0] & 0xc0) !=
-      RTP_VERSION_BITS) {
-    gst_buffer_unmap (*media, &map);
+  /* ulpfec moves the media past the repair packets sent so far: that
+   * writes the seqnum, so the packet must be ours to change. */
+  if (renumber)
+    *media = gst_buffer_make_writable (*media);
+  /* The fixed header comes from the first memory, mapped once (and reused
+   * for the body); a writable one is renumbered in place. */
+  m0 = gst_buffer_peek_memory (*media, 0);
+  if (m0->size >= RC_FEC_RTP_HEADER_LEN && (!renumber ||
+          gst_memory_is_writable (m0)) && gst_memory_map (m0, &first,
+          renumber ? GST_MAP_READWRITE : GST_MAP_READ)) {
+    hdr = first.data;
+  } else {
+    m0 = NULL;
+    hdr = copy;
+    if (gst_buffer_extract (*media, 0, copy, sizeof (copy)) != sizeof (copy))
+      return FALSE;
+  }
+  if ((hdr[0] & 0xc0) != RTP_VERSION_BITS) {
+    if (m0)
+      gst_memory_unmap (m0, &first);
     return FALSE;
   }
-  seq = GST_READ_UINT16_BE (map.data + 2);
-  ssrc = GST_READ_UINT32_BE (map.data + 8);
-  marker = (map.data[1] & 0x80) != 0;
+  seq = GST_READ_UINT16_BE (hdr + 2);
+  ssrc = GST_READ_UINT32_BE (hdr + 8);
+  marker = (hdr[1] & 0x80) != 0;
 
   enc->stats.media_packets++;
-  enc->stats.media_bytes += map.size;
+  enc->stats.media_bytes += size;
 
   /* A gap, a jump or a new SSRC ends the block: protect what we have. */
   if (enc->started && (seq != enc->next_seq || ssrc != enc->media_ssrc))
@@ -823,25 +1012,21 @@ rc_fec_encoder_push (RcFecEncoder * enc, GstBuffer ** media, GPtrArray * out)
 
   sent_seq = seq;
   if (!flex && enc->seq_offset) {
-    guint8 b[2];
-    /* ulpfec: move the media past the repair packets sent so far. */
-    gst_buffer_unmap (*media, &map);
-    *media = gst_buffer_make_writable (*media);
     sent_seq = seq + enc->seq_offset;
-    GST_WRITE_UINT16_BE (b, sent_seq);
-    gst_buffer_fill (*media, 2, b, 2);
-    if (!gst_buffer_map (*media, &map, GST_MAP_READ))
-      return FALSE;
+    GST_WRITE_UINT16_BE (hdr + 2, sent_seq);
+    if (!m0)
+      gst_buffer_fill (*media, 2, hdr + 2, 2);
   }
 
   enc->media_ssrc = ssrc;
   enc->last_seq = sent_seq;
-  enc->last_ts = GST_READ_UINT32_BE (map.data + 4);
+  enc->last_ts = GST_READ_UINT32_BE (hdr + 4);
   enc->last_pts = GST_BUFFER_PTS (*media);
   enc->last_dts = GST_BUFFER_DTS (*media);
 
-  if (!enc->active || map.size - RC_FEC_RTP_HEADER_LEN > RC_FEC_MAX_PACKET) {
-    gst_buffer_unmap (*media, &map);
+  if (!enc->active || size - RC_FEC_RTP_HEADER_LEN > RC_FEC_MAX_PACKET) {
+    if (m0)
+      gst_memory_unmap (m0, &first);
     if (enc->started || enc->held->len)
       rc_fec_encoder_flush (enc, out);
     return TRUE;
@@ -857,19 +1042,20 @@ rc_fec_encoder_push (RcFecEncoder * enc, GstBuffer ** media, GPtrArray * out)
   switch (enc->cfg.mode) {
     case RC_FEC_MODE_ROW:
     case RC_FEC_MODE_FLEXIBLE:
-      added = acc_add (&enc->row, map.data, map.size, sent_seq, enc->max_bits);
+      accs[n_accs++] = &enc->row;
       break;
     case RC_FEC_MODE_COLUMN:
-      added = acc_add (&enc->cols[col], map.data, map.size, sent_seq,
-          enc->max_bits);
+      accs[n_accs++] = &enc->cols[col];
       break;
     case RC_FEC_MODE_2D:
-      added = acc_add (&enc->row, map.data, map.size, sent_seq, enc->max_bits);
-      added &= acc_add (&enc->cols[col], map.data, map.size, sent_seq,
-          enc->max_bits);
+      accs[n_accs++] = &enc->row;
+      accs[n_accs++] = &enc->cols[col];
       break;
   }
-  gst_buffer_unmap (*media, &map);
+  added = acc_add (accs, n_accs, *media, m0 ? &first : NULL, hdr, size,
+      sent_seq, enc->max_bits);
+  if (m0)
+    gst_memory_unmap (m0, &first);
   if (added)
     enc->stats.media_protected++;
   enc->pos++;
@@ -1251,7 +1437,7 @@ recover (RcFecDecoder * dec, Stream * s, const RcFecPacketInfo * info,
   for (i = 0; i < RC_FEC_MAX_PROTECTED && i * info->stride < info->span; i++) {
     guint64 e;
     Slot *o;
-    GstMapInfo om;
+    guint8 oh[RC_FEC_RTP_HEADER_LEN];
     guint body;
 
     if (!mask_get (info->mask, i))
@@ -1260,19 +1446,15 @@ recover (RcFecDecoder * dec, Stream * s, const RcFecPacketInfo * info,
     if (e == missing)
       continue;
     o = slot_of (s, e);
-    if (!gst_buffer_map (o->buf, &om, GST_MAP_READ))
+    body = gst_buffer_get_size (o->buf) - RC_FEC_RTP_HEADER_LEN;
+    if (body > plen || !rc_fec_read_header (o->buf, oh))
       return RC_FEC_REJECT_INCONSISTENT;
-    body = om.size - RC_FEC_RTP_HEADER_LEN;
-    if (body > plen) {
-      gst_buffer_unmap (o->buf, &om);
-      return RC_FEC_REJECT_INCONSISTENT;
-    }
-    rec0 ^= om.data[0] & REC0_MASK;
-    rec1 ^= om.data[1];
-    ts ^= GST_READ_UINT32_BE (om.data + 4);
+    rec0 ^= oh[0] & REC0_MASK;
+    rec1 ^= oh[1];
+    ts ^= GST_READ_UINT32_BE (oh + 4);
     len ^= body;
-    rc_fec_xor (dec->scratch, om.data + RC_FEC_RTP_HEADER_LEN, body);
-    gst_buffer_unmap (o->buf, &om);
+    if (!xor_body (dec->scratch, o->buf, body))
+      return RC_FEC_REJECT_INCONSISTENT;
   }
   if (len > plen || len == 0)
     return RC_FEC_REJECT_INCONSISTENT;
@@ -1382,8 +1564,12 @@ rc_fec_decoder_is_fec (RcFecDecoder * dec, GstBuffer * buf)
 {
   guint8 hdr[RC_FEC_RTP_HEADER_LEN];
 
-  if (gst_buffer_extract (buf, 0, hdr, sizeof (hdr)) != sizeof (hdr))
-    return FALSE;
+  return rc_fec_read_header (buf, hdr) && rc_fec_decoder_is_fec_hdr (dec, hdr);
+}
+
+gboolean
+rc_fec_decoder_is_fec_hdr (RcFecDecoder * dec, const guint8 * hdr)
+{
   if ((hdr[1] & 0x7f) != dec->cfg.pt)
     return FALSE;
   /* flexfec repair never travels on the media SSRC itself */
@@ -1398,6 +1584,17 @@ rc_fec_decoder_push_media (RcFecDecoder * dec, GstBuffer * buf,
     GstClockTime now, GPtrArray * out)
 {
   guint8 hdr[RC_FEC_RTP_HEADER_LEN];
+
+  if (!rc_fec_read_header (buf, hdr))
+    return RC_FEC_NOT_RTP;
+  return rc_fec_decoder_push_media_hdr (dec, buf, hdr, now, out);
+}
+
+RcFecResult
+rc_fec_decoder_push_media_hdr (RcFecDecoder * dec, GstBuffer * buf,
+    const guint8 * hdr, GstClockTime now, GPtrArray * out)
+{
+  gsize size = gst_buffer_get_size (buf);
   guint32 ssrc;
   guint16 seq;
   guint8 pt;
@@ -1407,14 +1604,13 @@ rc_fec_decoder_push_media (RcFecDecoder * dec, GstBuffer * buf,
 
   /* Only the fixed header is needed here (a recovered packet is fully
    * validated instead): version 2, and room for the CSRC list. */
-  if (gst_buffer_extract (buf, 0, hdr, sizeof (hdr)) != sizeof (hdr) ||
-      (hdr[0] & 0xc0) != RTP_VERSION_BITS || gst_buffer_get_size (buf) <
-      RC_FEC_RTP_HEADER_LEN + 4u * (hdr[0] & 0x0f))
+  if ((hdr[0] & 0xc0) != RTP_VERSION_BITS || size < RC_FEC_RTP_HEADER_LEN +
+      4u * (hdr[0] & 0x0f))
     return RC_FEC_NOT_RTP;
   ssrc = GST_READ_UINT32_BE (hdr + 8);
   seq = GST_READ_UINT16_BE (hdr + 2);
   pt = hdr[1] & 0x7f;
-  if (gst_buffer_get_size (buf) - RC_FEC_RTP_HEADER_LEN > RC_FEC_MAX_PACKET)
+  if (size - RC_FEC_RTP_HEADER_LEN > RC_FEC_MAX_PACKET)
     return RC_FEC_OLD;          /* too big to have been protected */
 
   s = get_stream (dec, ssrc);
@@ -1617,6 +1813,38 @@ rejected:
       sl->state = SLOT_EMPTY;
   }
   return reject (dec, r, info.fec_seq);
+}
+
+RcFecSeqState
+rc_fec_decoder_lookup (RcFecDecoder * dec, guint32 ssrc, guint16 seq,
+    GstBuffer ** recovered)
+{
+  Stream *s = g_hash_table_lookup (dec->streams, GUINT_TO_POINTER (ssrc));
+  guint64 ext;
+  Slot *sl;
+
+  if (recovered)
+    *recovered = NULL;
+  if (!s || !s->started)
+    return RC_FEC_SEQ_UNKNOWN;
+  ext = unwrap (s, seq);
+  if (ext < s->tail || ext > s->highest)
+    return RC_FEC_SEQ_UNKNOWN;
+  sl = slot_of (s, ext);
+  if (sl->ext != ext)
+    return RC_FEC_SEQ_UNKNOWN;
+  switch (sl->state) {
+    case SLOT_MEDIA:
+      return RC_FEC_SEQ_RECEIVED;
+    case SLOT_RECOVERED:
+      if (recovered && sl->buf)
+        *recovered = gst_buffer_ref (sl->buf);
+      return RC_FEC_SEQ_RECOVERED;
+    case SLOT_FEC:
+      return RC_FEC_SEQ_REPAIR;
+    default:
+      return RC_FEC_SEQ_MISSING;
+  }
 }
 
 void

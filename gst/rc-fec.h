@@ -169,6 +169,9 @@ const gchar *rc_fec_parse_result_to_string (RcFecParseResult r);
 
 /* dst ^= src over n bytes, word-wide. */
 void rc_fec_xor (guint8 * dst, const guint8 * src, gsize n);
+/* Copies a packet's fixed RTP header (RC_FEC_RTP_HEADER_LEN bytes) to
+ * `hdr`; FALSE if the packet is shorter. */
+gboolean rc_fec_read_header (GstBuffer * buf, guint8 * hdr);
 
 /* ------------------------------------------------------------ encoder */
 
@@ -283,8 +286,29 @@ gboolean rc_fec_decoder_is_fec (RcFecDecoder * dec, GstBuffer * buf);
  * caller) are appended to `out` in the order recovered. */
 RcFecResult rc_fec_decoder_push_media (RcFecDecoder * dec, GstBuffer * buf,
     GstClockTime now, GPtrArray * out);
+/* The same two for a packet whose fixed header the caller has read already
+ * (rc_fec_read_header), so it is read once per packet. */
+gboolean rc_fec_decoder_is_fec_hdr (RcFecDecoder * dec, const guint8 * hdr);
+RcFecResult rc_fec_decoder_push_media_hdr (RcFecDecoder * dec,
+    GstBuffer * buf, const guint8 * hdr, GstClockTime now, GPtrArray * out);
 RcFecResult rc_fec_decoder_push_fec (RcFecDecoder * dec, GstBuffer * buf,
     GstClockTime now, GPtrArray * out);
+typedef enum
+{
+  RC_FEC_SEQ_UNKNOWN = 0,       /* unknown stream, or outside the window */
+  RC_FEC_SEQ_MISSING,           /* expected: neither received nor rebuilt */
+  RC_FEC_SEQ_RECEIVED,          /* a media packet that arrived */
+  RC_FEC_SEQ_RECOVERED,         /* rebuilt */
+  RC_FEC_SEQ_REPAIR,            /* an ULPFEC repair packet's seqnum */
+} RcFecSeqState;
+
+/* What the decoder knows about seq `seq` of media SSRC `ssrc`; if it was
+ * rebuilt and `recovered` is not NULL, a new ref of the packet (the
+ * decoder keeps its own). For a consumer that gets the media in order
+ * after a jitterbuffer while the decoder is fed ahead of it: it looks up
+ * each seqnum it sees missing before it passes the next packet on. */
+RcFecSeqState rc_fec_decoder_lookup (RcFecDecoder * dec, guint32 ssrc,
+    guint16 seq, GstBuffer ** recovered);
 /* Forgets what is older than the window; settles loss counts. */
 void rc_fec_decoder_expire (RcFecDecoder * dec, GstClockTime now);
 /* Forgets everything (settling loss counts), e.g. at EOS or flush. */

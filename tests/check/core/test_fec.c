@@ -630,6 +630,163 @@ GST_START_TEST (test_ulpfec_roundtrip)
 
 GST_END_TEST;
 
+/* The same packets in one memory or split over several (inside the fixed
+ * header, inside the payload, an empty memory) give byte-identical repair
+ * packets and renumbered media: the encoder reads them memory by memory. */
+static GstMemory *
+wrap_copy (const guint8 * data, gsize n)
+{
+  guint8 *p = g_malloc (MAX (n, 1));
+
+  memcpy (p, data, n);
+  return gst_memory_new_wrapped (0, p, MAX (n, 1), 0, n, p, g_free);
+}
+
+static GstBuffer *
+split_copy (GstBuffer * b, gboolean split)
+{
+  GstMapInfo m;
+  GstBuffer *out = gst_buffer_new ();
+  const gsize cuts[] = { 5, 5, 19, G_MAXSIZE };
+  gsize pos = 0;
+  guint i;
+
+  fail_unless (gst_buffer_map (b, &m, GST_MAP_READ));
+  for (i = 0; split && cuts[i] < m.size; i++) {
+    gst_buffer_append_memory (out, wrap_copy (m.data + pos, cuts[i] - pos));
+    pos = cuts[i];
+  }
+  gst_buffer_append_memory (out, wrap_copy (m.data + pos, m.size - pos));
+  gst_buffer_unmap (b, &m);
+  return out;
+}
+
+static const struct
+{
+  RcFecFormat format;
+  RcFecMode mode;
+  guint L, D;
+} memory_cases[] = {
+  {RC_FEC_FORMAT_FLEXFEC, RC_FEC_MODE_ROW, 4, 1},
+  {RC_FEC_FORMAT_FLEXFEC, RC_FEC_MODE_2D, 3, 3},
+  {RC_FEC_FORMAT_FLEXFEC, RC_FEC_MODE_FLEXIBLE, 8, 1},
+  {RC_FEC_FORMAT_ULPFEC, RC_FEC_MODE_ROW, 4, 1},
+  {RC_FEC_FORMAT_ULPFEC, RC_FEC_MODE_FLEXIBLE, 8, 1},
+};
+
+GST_START_TEST (test_memory_layout_same_output)
+{
+  GPtrArray *res[2];
+  guint v, i;
+
+  for (v = 0; v < 2; v++) {
+    RcFecEncoder *enc = encoder (memory_cases[__i__].format,
+        memory_cases[__i__].mode, memory_cases[__i__].L,
+        memory_cases[__i__].D);
+    GPtrArray *out = g_ptr_array_new ();
+    res[v] = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_buffer_unref);
+    for (i = 0; i < 40; i++) {
+      /* jumps end groups early; the first one, before any repair packet
+       * went out, starts ulpfec's renumbering with a flushed one */
+      guint16 seq = 300 + i + (i >= 2 ? 10 : 0) + (i >= 17 ? 10 : 0);
+      GstBuffer *orig = media_new (seq, i % 3 == 0);
+      GstBuffer *kept = split_copy (orig, v == 1);
+      /* shares its memories with `kept`: renumbering must not write them */
+      GstBuffer *m = gst_buffer_copy (kept);
+      guint j;
+      fail_unless (rc_fec_encoder_push (enc, &m, out));
+      assert_same (kept, orig);
+      gst_buffer_unref (kept);
+      gst_buffer_unref (orig);
+      g_ptr_array_add (res[v], m);
+      for (j = 0; j < out->len; j++)
+        g_ptr_array_add (res[v], out->pdata[j]);
+      g_ptr_array_set_size (out, 0);
+    }
+    rc_fec_encoder_flush (enc, out);
+    for (i = 0; i < out->len; i++)
+      g_ptr_array_add (res[v], out->pdata[i]);
+    g_ptr_array_unref (out);
+    rc_fec_encoder_free (enc);
+  }
+  fail_unless_equals_int (res[0]->len, res[1]->len);
+  fail_unless (res[0]->len > 40, "no repair packets");
+  for (i = 0; i < res[0]->len; i++)
+    assert_same (res[1]->pdata[i], res[0]->pdata[i]);
+  g_ptr_array_unref (res[0]);
+  g_ptr_array_unref (res[1]);
+}
+
+GST_END_TEST;
+
+/* What a consumer after a jitterbuffer asks for each seqnum it finds
+ * missing: received, rebuilt (with the packet), an ULPFEC repair packet's
+ * seqnum, still missing, or unknown. */
+GST_START_TEST (test_lookup_states)
+{
+  RcFecEncoder *enc = encoder (RC_FEC_FORMAT_ULPFEC, RC_FEC_MODE_ROW, 4, 1);
+  RcFecDecoder *dec = decoder (RC_FEC_FORMAT_ULPFEC);
+  const guint lost[] = { 1, 6, G_MAXUINT };
+  GstBuffer *rb = NULL;
+  Sent s;
+  guint i;
+
+  sent_init (&s);
+  /* media 10..17, repair packets after the frame ends (seq 14 and 15 are
+   * the first frame's end and the first repair packet) */
+  encode_run (enc, 10, 8, FALSE, TRUE, &s);
+  /* media 1 is recovered; media 6 is in a group that also lost media 7
+   * below, so it stays missing */
+  {
+    GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_buffer_unref);
+    guint media_idx = 0;
+    for (i = 0; i < s.pkts->len; i++) {
+      GstBuffer *b = s.pkts->pdata[i];
+      if (g_array_index (s.is_media, gboolean, i)) {
+        gboolean drop = media_idx == lost[0] || media_idx == lost[1] ||
+            media_idx == 7;
+        media_idx++;
+        if (!drop)
+          rc_fec_decoder_push_media (dec, b, 0, out);
+      } else {
+        rc_fec_decoder_push_fec (dec, b, 0, out);
+      }
+    }
+    fail_unless_equals_int (out->len, 1);
+    g_ptr_array_unref (out);
+  }
+  for (i = 0; i < s.pkts->len; i++) {
+    GstBuffer *b = s.pkts->pdata[i];
+    guint16 seq = buf_seq (b);
+    RcFecSeqState st = rc_fec_decoder_lookup (dec, MEDIA_SSRC, seq, &rb);
+    if (!g_array_index (s.is_media, gboolean, i)) {
+      fail_unless_equals_int (st, RC_FEC_SEQ_REPAIR);
+    } else if (b == s.media->pdata[1]) {
+      fail_unless_equals_int (st, RC_FEC_SEQ_RECOVERED);
+      fail_unless (rb != NULL);
+      assert_same (rb, b);
+    } else if (b == s.media->pdata[6] || b == s.media->pdata[7]) {
+      fail_unless_equals_int (st, RC_FEC_SEQ_MISSING);
+    } else {
+      fail_unless_equals_int (st, RC_FEC_SEQ_RECEIVED);
+    }
+    if (st != RC_FEC_SEQ_RECOVERED)
+      fail_unless (rb == NULL);
+    gst_clear_buffer (&rb);
+  }
+  fail_unless_equals_int (rc_fec_decoder_lookup (dec, MEDIA_SSRC + 1, 10,
+          &rb), RC_FEC_SEQ_UNKNOWN);
+  fail_unless_equals_int (rc_fec_decoder_lookup (dec, MEDIA_SSRC, 40000,
+          NULL), RC_FEC_SEQ_UNKNOWN);
+  sent_clear (&s);
+  rc_fec_decoder_free (dec);
+  rc_fec_encoder_free (enc);
+}
+
+GST_END_TEST;
+
 /* Header extension for the transport-wide seqnum in every repair packet. */
 GST_START_TEST (test_repair_carries_extension)
 {
@@ -1119,6 +1276,9 @@ fec_suite (void)
   tc = tcase_create ("robustness");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_reorder_fec_first);
+  tcase_add_test (tc, test_lookup_states);
+  tcase_add_loop_test (tc, test_memory_layout_same_output, 0,
+      G_N_ELEMENTS (memory_cases));
   tcase_add_test (tc, test_seq_wrap_long_run);
   tcase_add_test (tc, test_window_bound_and_stale);
   tcase_add_loop_test (tc, test_malformed_rejected, 0,

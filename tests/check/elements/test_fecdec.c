@@ -439,6 +439,135 @@ GST_START_TEST (test_interop_rtpulpfecenc_to_ours)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------- placements */
+
+/* Repair packets on a fec_%u request pad (rtpbin's fec-decoders slot
+ * links recv_fec_sink_%u_%u there): the media pad's output gets the
+ * rebuilt packets. */
+GST_START_TEST (test_repair_on_request_pad)
+{
+  GPtrArray *pkts = encode ("fecenc pt=100 mode=row overhead=-1 columns=5",
+      100, 10, 5);
+  GstElement *dec = gst_element_factory_make ("fecdec", NULL);
+  GstHarness *h, *hf;
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstBuffer *b;
+  GstEvent *ev;
+  guint i, media_idx = 0;
+
+  g_object_set (dec, "pt", FEC_PT, NULL);
+  h = gst_harness_new_with_element (dec, "sink", "src");
+  hf = gst_harness_new_with_element (dec, "fec_0", NULL);
+  gst_object_unref (dec);
+  gst_harness_set_src_caps_str (h, CAPS);
+  gst_harness_set_src_caps_str (hf, CAPS);
+  /* all media but the 3rd and 8th first, then the repair packets */
+  for (i = 0; i < pkts->len; i++)
+    if (pt_of (pkts->pdata[i]) != FEC_PT && media_idx++ % 5 != 2)
+      fail_unless_equals_int (gst_harness_push (h,
+              gst_buffer_ref (pkts->pdata[i])), GST_FLOW_OK);
+  for (i = 0; i < pkts->len; i++)
+    if (pt_of (pkts->pdata[i]) == FEC_PT)
+      fail_unless_equals_int (gst_harness_push (hf,
+              gst_buffer_ref (pkts->pdata[i])), GST_FLOW_OK);
+  /* the repair path's EOS is not the stream's */
+  fail_unless (gst_harness_push_event (hf, gst_event_new_eos ()));
+  while ((b = gst_harness_try_pull (h)))
+    g_ptr_array_add (out, b);
+  while ((ev = gst_harness_try_pull_event (h))) {
+    fail_if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS);
+    gst_event_unref (ev);
+  }
+  assert_complete (out, 100, 10, 5);
+  fail_unless_equals_int (stat_u64 (h->element, "recovered-pushed"), 2);
+
+  g_ptr_array_unref (out);
+  g_ptr_array_unref (pkts);
+  gst_harness_teardown (hf);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static GstCaps *
+jb_pt_map (GstElement * jb, guint pt, gpointer u)
+{
+  if (pt == FEC_PT)
+    return gst_caps_from_string ("application/x-rtp,media=video,"
+        "clock-rate=90000,encoding-name=ULPFEC,payload=100");
+  return gst_caps_from_string (CAPS);
+}
+
+/* After a jitterbuffer (rtpbin's request-fec-decoder slot), ULPFEC: a
+ * packet rebuilt from the repair packet that the jitterbuffer still holds
+ * goes out before its successor, which loses the jitterbuffer's DISCONT
+ * mark, so a depayloader keeps the frame. One loss per row of 4. */
+GST_START_TEST (test_after_jitterbuffer_in_order)
+{
+  GPtrArray *pkts = encode ("fecenc pt=100 format=ulpfec mode=row "
+      "overhead=-1 columns=4", 200, 16, 4);
+  GstHarness *h = gst_harness_new_parse ("rtpjitterbuffer name=jb "
+      "latency=50 ! fecdec name=dec pt=100 format=ulpfec");
+  GstElement *jb = gst_bin_get_by_name (GST_BIN (h->element), "jb");
+  GstElement *dec = gst_bin_get_by_name (GST_BIN (h->element), "dec");
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstBuffer *b;
+  guint i, media_idx = 0;
+  gint last = -1;
+  GstStructure *st;
+
+  g_signal_connect (jb, "request-pt-map", G_CALLBACK (jb_pt_map), NULL);
+  gst_harness_use_testclock (h);
+  gst_harness_set_src_caps_str (h, CAPS);
+  for (i = 0; i < pkts->len; i++) {
+    GstBuffer *p = gst_buffer_copy (pkts->pdata[i]);
+    gboolean media = pt_of (p) != FEC_PT;
+    GST_BUFFER_DTS (p) = GST_BUFFER_PTS (p);
+    if (media && media_idx++ % 4 == 1 && media_idx > 4) {
+      gst_buffer_unref (p);
+      continue;
+    }
+    fail_unless_equals_int (gst_harness_push (h, p), GST_FLOW_OK);
+    /* The first packet out of the jitterbuffer is when fecdec finds out
+     * where it is and starts listening above it. */
+    if (i == 0) {
+      fail_unless (gst_harness_crank_single_clock_wait (h));
+      g_ptr_array_add (out, gst_harness_pull (h));
+    }
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while (gst_harness_pull_until_eos (h, &b) && b)
+    g_ptr_array_add (out, b);
+
+  /* media in sequence (repair seqnums skipped), none missing, none
+   * DISCONT after the first */
+  fail_unless_equals_int (out->len, 16);
+  for (i = 0; i < out->len; i++) {
+    b = out->pdata[i];
+    fail_if (pt_of (b) == FEC_PT);
+    fail_unless ((gint16) (seq_of (b) - last) > 0 || last < 0,
+        "seq %u after %d", seq_of (b), last);
+    if (i > 0)
+      fail_if (GST_BUFFER_IS_DISCONT (b), "seq %u DISCONT", seq_of (b));
+    last = seq_of (b);
+  }
+  g_object_get (dec, "stats", &st, NULL);
+  fail_unless_equals_string (gst_structure_get_string (st, "placement"),
+      "after-jitterbuffer");
+  gst_structure_free (st);
+  fail_unless_equals_int (stat_u64 (dec, "recovered-pushed"), 3);
+
+  g_ptr_array_unref (out);
+  g_ptr_array_unref (pkts);
+  gst_object_unref (jb);
+  gst_object_unref (dec);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 fecdec_suite (void)
 {
@@ -450,6 +579,11 @@ fecdec_suite (void)
       G_N_ELEMENTS (pairs));
   tcase_add_test (tc, test_2d_double_loss_and_stats);
   tcase_add_test (tc, test_malformed_and_duplicates);
+
+  tc = tcase_create ("placement");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_repair_on_request_pad);
+  tcase_add_test (tc, test_after_jitterbuffer_in_order);
 
   tc = tcase_create ("interop");
   suite_add_tcase (s, tc);
