@@ -9,6 +9,7 @@
  *    feedback the sender gets. */
 #define GLIB_DISABLE_DEPRECATION_WARNINGS
 #include <gst/check/gstcheck.h>
+#include "pipeline-util.h"
 #include <gst/rtp/gstrtpbuffer.h>
 
 #define TWCC_URI \
@@ -212,24 +213,6 @@ on_pad_added (GstElement * rtpbin, GstPad * pad, GstElement * pipeline)
   gst_object_unref (sinkpad);
 }
 
-static gint
-bound_port (GstElement * pipeline, const gchar * name)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  gint port = 0;
-  g_object_get (e, "port", &port, NULL);
-  gst_object_unref (e);
-  return port;
-}
-
-static void
-set_port (GstElement * pipeline, const gchar * name, gint port)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  g_object_set (e, "port", port, NULL);
-  gst_object_unref (e);
-}
-
 /* fecenc through rtpbin's fec-encoders: its repair packets carry the
  * transport-wide-cc extension, rtpsession numbers them, the receiver
  * reports them, and the sender's feedback event lists them. */
@@ -272,9 +255,9 @@ GST_START_TEST (test_rtpbin_fec_encoders_twcc)
       GST_STATE_CHANGE_SUCCESS);
   fail_unless (gst_element_set_state (send, GST_STATE_READY) ==
       GST_STATE_CHANGE_SUCCESS);
-  set_port (send, "rtp_out", bound_port (recv, "rtp_src"));
-  set_port (send, "rtcp_out", bound_port (recv, "rtcp_src"));
-  set_port (recv, "rtcp_back", bound_port (send, "rtcp_in"));
+  pipeline_set_port (send, "rtp_out", pipeline_bound_port (recv, "rtp_src"));
+  pipeline_set_port (send, "rtcp_out", pipeline_bound_port (recv, "rtcp_src"));
+  pipeline_set_port (recv, "rtcp_back", pipeline_bound_port (send, "rtcp_in"));
 
   pay = gst_bin_get_by_name (GST_BIN (send), "pay");
   pad = gst_element_get_static_pad (pay, "src");

@@ -12,6 +12,7 @@
  * throughput-equals-capacity assert: that is a measurement for the
  * benchmark, not a test. */
 #include <gst/check/gstcheck.h>
+#include "pipeline-util.h"
 
 #define TWCC_URI \
   "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
@@ -42,44 +43,6 @@ static const gchar *sender_fmt =
     "rtpbin.send_rtcp_src_0 ! link.sink_1  link.src_1 ! "
     "udpsink name=rtcp_out host=127.0.0.1 sync=false async=false "
     "udpsrc name=rtcp_in port=0 ! rtpbin.recv_rtcp_sink_0";
-
-static gint
-bound_port (GstElement * pipeline, const gchar * name)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  gint port = 0;
-
-  fail_unless (e != NULL);
-  g_object_get (e, "port", &port, NULL);
-  gst_object_unref (e);
-  return port;
-}
-
-static void
-set_port (GstElement * pipeline, const gchar * name, gint port)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-
-  fail_unless (e != NULL);
-  g_object_set (e, "port", port, NULL);
-  gst_object_unref (e);
-}
-
-static void
-check_no_error (GstElement * pipeline)
-{
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *m;
-
-  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
-    GError *err;
-    gchar *dbg;
-    gst_message_parse_error (m, &err, &dbg);
-    fail ("error from %s: %s (%s)", GST_OBJECT_NAME (m->src), err->message,
-        dbg);
-  }
-  gst_object_unref (bus);
-}
 
 static guint64
 flow_u64 (const GstStructure * stats, guint i, const gchar * field)
@@ -117,10 +80,10 @@ GST_START_TEST (test_urcp_through_linksim)
       GST_STATE_CHANGE_SUCCESS);
   fail_unless (gst_element_set_state (send, GST_STATE_READY) ==
       GST_STATE_CHANGE_SUCCESS);
-  set_port (send, "rtp_out", bound_port (recv, "rtp_src"));
-  set_port (send, "rtcp_out", bound_port (recv, "rtcp_src"));
+  pipeline_set_port (send, "rtp_out", pipeline_bound_port (recv, "rtp_src"));
+  pipeline_set_port (send, "rtcp_out", pipeline_bound_port (recv, "rtcp_src"));
   rtcp_back = gst_bin_get_by_name (GST_BIN (recv), "rtcp_back");
-  g_object_set (rtcp_back, "port", bound_port (send, "rtcp_in"), NULL);
+  g_object_set (rtcp_back, "port", pipeline_bound_port (send, "rtcp_in"), NULL);
   gst_object_unref (rtcp_back);
   fail_if (gst_element_set_state (recv, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
@@ -130,8 +93,8 @@ GST_START_TEST (test_urcp_through_linksim)
   deadline = gst_util_get_timestamp () + 10 * GST_SECOND;
   while (gst_util_get_timestamp () < deadline) {
     g_usleep (100000);
-    check_no_error (send);
-    check_no_error (recv);
+    pipeline_check_no_error (send);
+    pipeline_check_no_error (recv);
   }
 
   g_object_get (link, "stats", &ls, NULL);

@@ -3,6 +3,7 @@
  * consumed and vp8enc's target-bitrate follows the controller. Without it:
  * the RTCP receiver-report fallback works from a plain description. */
 #include <gst/check/gstcheck.h>
+#include "pipeline-util.h"
 
 #define TWCC_URI \
   "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
@@ -34,43 +35,6 @@ static const gchar *sender_fmt =
 
 #define TWCC_CAPS ",extmap-1=(string)" TWCC_URI
 
-static gint
-bound_port (GstElement * pipeline, const gchar * name)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  gint port = 0;
-
-  fail_unless (e != NULL);
-  g_object_get (e, "port", &port, NULL);
-  gst_object_unref (e);
-  return port;
-}
-
-static void
-set_port (GstElement * pipeline, const gchar * name, gint port)
-{
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
-  fail_unless (e != NULL);
-  g_object_set (e, "port", port, NULL);
-  gst_object_unref (e);
-}
-
-static void
-check_no_error (GstElement * pipeline)
-{
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *m;
-
-  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
-    GError *err;
-    gchar *dbg;
-    gst_message_parse_error (m, &err, &dbg);
-    fail ("error from %s: %s (%s)", GST_OBJECT_NAME (m->src), err->message,
-        dbg);
-  }
-  gst_object_unref (bus);
-}
-
 static void
 on_notify (GObject * o, GParamSpec * p, gint * count)
 {
@@ -99,10 +63,10 @@ start_pair (gboolean twcc, GstElement ** send, GstElement ** recv)
       GST_STATE_CHANGE_SUCCESS);
   fail_unless (gst_element_set_state (*send, GST_STATE_READY) ==
       GST_STATE_CHANGE_SUCCESS);
-  set_port (*send, "rtp_out", bound_port (*recv, "rtp_src"));
-  set_port (*send, "rtcp_out", bound_port (*recv, "rtcp_src"));
+  pipeline_set_port (*send, "rtp_out", pipeline_bound_port (*recv, "rtp_src"));
+  pipeline_set_port (*send, "rtcp_out", pipeline_bound_port (*recv, "rtcp_src"));
   rtcp_back = gst_bin_get_by_name (GST_BIN (*recv), "rtcp_back");
-  g_object_set (rtcp_back, "port", bound_port (*send, "rtcp_in"), NULL);
+  g_object_set (rtcp_back, "port", pipeline_bound_port (*send, "rtcp_in"), NULL);
   gst_object_unref (rtcp_back);
 }
 
@@ -123,8 +87,8 @@ stream_for (GstElement * send, GstElement * recv, guint seconds)
 
   while (gst_util_get_timestamp () < deadline) {
     g_usleep (100000);
-    check_no_error (send);
-    check_no_error (recv);
+    pipeline_check_no_error (send);
+    pipeline_check_no_error (recv);
   }
 }
 
@@ -325,10 +289,10 @@ GST_START_TEST (test_vp8_rtpbin_aux_sender)
       GST_STATE_CHANGE_SUCCESS);
   fail_unless (gst_element_set_state (send, GST_STATE_READY) ==
       GST_STATE_CHANGE_SUCCESS);
-  set_port (send, "rtp_out", bound_port (recv, "rtp_src"));
-  set_port (send, "rtcp_out", bound_port (recv, "rtcp_src"));
+  pipeline_set_port (send, "rtp_out", pipeline_bound_port (recv, "rtp_src"));
+  pipeline_set_port (send, "rtcp_out", pipeline_bound_port (recv, "rtcp_src"));
   rtcp_back = gst_bin_get_by_name (GST_BIN (recv), "rtcp_back");
-  g_object_set (rtcp_back, "port", bound_port (send, "rtcp_in"), NULL);
+  g_object_set (rtcp_back, "port", pipeline_bound_port (send, "rtcp_in"), NULL);
   gst_object_unref (rtcp_back);
 
   play_pair (send, recv);
