@@ -12,7 +12,7 @@ metric computed as docs/metrics.md defines it, from per-packet entry/exit
 times taken at the bottleneck's pads.
 
     tools/rtsim/rtsim.py SCENARIO [--controller urcp|um|gcc] [--duration S]
-                                  [--seed N] [--json] [--csv DIR]
+                                  [--seed N] [--json]
 
 `--controller gcc` uses `rtpgccbwe` from gst-plugins-rs when its plugin is
 on GST_PLUGIN_PATH; the tool says so and exits with 77 (skip) if it is not.
@@ -35,7 +35,7 @@ from gi.repository import GLib, Gst, GstRtp  # noqa: E402
 
 TWCC_URI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 SECOND = Gst.SECOND
-BIN_NS = 200 * Gst.MSECOND  # time-series bin, as rcsim's --csv
+BIN_NS = 200 * Gst.MSECOND  # bins for fairness/convergence (docs/metrics.md)
 NO_ASYNC = {"async": False}  # sinks added while playing must not wait for preroll
 
 
@@ -50,8 +50,6 @@ def key(kf, group, name, default=None, kind=str):
             return kf.get_double(group, name)
         if kind is int:
             return kf.get_int64(group, name)
-        if kind is bool:
-            return kf.get_boolean(group, name)
         return kf.get_string(group, name)
     except GLib.Error:
         return default
@@ -69,22 +67,16 @@ class Flow:
         self.packet_size = 1200
         self.direction = "forward"
         self.pauses = []           # (from_s, to_s)
-        # measurements: per packet (entry ns, size) keyed by RTP seq or a
-        # running index for CBR, then exits
-        self.entry = {}
+        # measurements at the bottleneck's pads
+        self.entry = {}            # RTP seq -> entry running time (ns)
         self.sent_bytes = 0
-        self.sent_packets = 0
         self.recv_bytes = 0
         self.recv_packets = 0
         self.qdelays = []          # ms, per delivered packet
         self.bins_recv = {}        # bin index -> bytes delivered
-        self.bins_sent = {}
-        self.bins_qdelay = {}      # bin index -> [sum ms, n]
         self.index = None          # linksim pad index
-        self.cbr_seq = 0
         self.sender = None
         self.rc = None
-        self.target_series = {}
 
 
 class Scenario:
@@ -215,10 +207,7 @@ class Runner:
                 seq = rtp.get_seq()
                 rtp.unmap()
                 flow.entry[seq] = t
-            b = t // BIN_NS
-            flow.sent_packets += 1
             flow.sent_bytes += size
-            flow.bins_sent[b] = flow.bins_sent.get(b, 0) + size
             return Gst.PadProbeReturn.OK
 
         def on_exit(pad, info):
@@ -231,12 +220,7 @@ class Runner:
                 rtp.unmap()
                 t_in = flow.entry.pop(seq, None)
                 if t_in is not None:
-                    q = max(t - t_in - flow.delay_ns, 0) / Gst.MSECOND
-                    flow.qdelays.append((t, q))
-                    b = max(t - flow.delay_ns, 0) // BIN_NS
-                    s = flow.bins_qdelay.setdefault(b, [0.0, 0])
-                    s[0] += q
-                    s[1] += 1
+                    flow.qdelays.append(max(t - t_in - flow.delay_ns, 0) / Gst.MSECOND)
             b = max(t - flow.delay_ns, 0) // BIN_NS
             flow.recv_packets += 1
             flow.recv_bytes += size
@@ -429,18 +413,7 @@ class Runner:
                 fn()
                 return False
             GLib.timeout_add(max(int((at - (time.monotonic() - t0)) * 1000), 0), fire)
-
-        def sample():
-            b = self.now() // BIN_NS
-            for f in self.scen.flows:
-                if f.rc is not None:
-                    prop = "target-bitrate" if f.rc.find_property("target-bitrate") \
-                        else "estimated-bitrate"
-                    f.target_series[b] = f.rc.get_property(prop)
-            return True
-        GLib.timeout_add(int(BIN_NS / Gst.MSECOND), sample)
         loop.run()
-        self.end_ns = self.now()
         self.stats = {name: l.get_property("stats") for name, l in self.links.items()}
         self.pipeline.set_state(Gst.State.NULL)
         if self.errors:
@@ -563,7 +536,7 @@ def metrics(runner, scen, duration_s, max_bitrate):
             "goodput_kbps": round(f.recv_bytes * 8 / act / 1000, 1),
             "send_kbps": round(f.sent_bytes * 8 / act / 1000, 1),
             "fec_kbps": 0.0,
-            "qdelay_ms": percentiles([q for _, q in f.qdelays]),
+            "qdelay_ms": percentiles(f.qdelays),
             "loss_pre": round(loss, 6), "loss_post": round(loss, 6),
             "convergence_s": conv,
         })
@@ -574,7 +547,7 @@ def metrics(runner, scen, duration_s, max_bitrate):
     b0, b1 = int(t0 / bin_s), int(t1 / bin_s)
     sent = sum(f.bins_recv.get(b, 0) for f in fwd for b in range(b0, b1)) * 8
     capint = sum(cap((b + 0.5) * bin_s) * bin_s for b in range(b0, b1))
-    allq = [q for f in fwd for _, q in f.qdelays]
+    allq = [q for f in fwd for q in f.qdelays]
 
     media = [f for f in fwd if f.kind == "media"]
     jain = mm = None
