@@ -1,0 +1,107 @@
+/* What a rate controller learns from the receiver (core: plain data).
+ *
+ * Two kinds of feedback reach the sender: per-packet results (transport-wide
+ * congestion control, draft-holmer-rmcat-transport-wide-cc-extensions-01,
+ * which GStreamer's rtpsession turns into RTPTWCCPackets events) and RTCP
+ * report blocks (RFC 3550 receiver reports and the blocks the
+ * receiver-assisted controllers need). This header is a leaf: it includes
+ * nothing of ours, so every other file can use it without cycles.
+ */
+#ifndef __RC_FEEDBACK_H__
+#define __RC_FEEDBACK_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* One packet's fate, as transport-wide feedback reports it. */
+typedef struct
+{
+  guint64 seq;                  /* extended (unwrapped) transport sequence number */
+  GstClockTime send_ts;         /* sender's timebase; NONE if unknown */
+  GstClockTime recv_ts;         /* receiver clock (any offset); NONE if lost */
+  guint size;                   /* bytes */
+  gboolean lost;
+  gboolean is_fec;              /* a repair (FEC) packet, not media */
+} RcPacketResult;
+
+/* Which RTCP block an RcReportBlock came from. */
+typedef enum
+{
+  RC_REPORT_RR = 0,             /* RFC 3550 sec. 6.4.1 report block (SR or RR) */
+  RC_REPORT_DISCARD,            /* RFC 7097 XR discard count, BT 24 */
+  RC_REPORT_DISCARD_BYTES,      /* RFC 7243 XR bytes discarded, BT 26 */
+  RC_REPORT_POST_REPAIR,        /* RFC 7509 XR post-repair loss count, BT 33 */
+  RC_REPORT_TMMBR,              /* RFC 5104 sec. 4.2.1 (RTPFB FMT 3) */
+  RC_REPORT_TMMBN,              /* RFC 5104 sec. 4.2.2 (RTPFB FMT 4) */
+} RcReportKind;
+
+/* RFC 3611 sec. 4 interval metric flag (the I field of RFC 7097/7243). */
+typedef enum
+{
+  RC_XR_INTERVAL_RESERVED = 0,
+  RC_XR_INTERVAL_SAMPLED = 1,
+  RC_XR_INTERVAL_INTERVAL = 2,
+  RC_XR_INTERVAL_CUMULATIVE = 3,
+} RcXrIntervalFlag;
+
+/* One report block, tagged by kind. `reporter_ssrc` sent it; `media_ssrc`
+ * is the stream it reports on (for TMMBR/TMMBN: the SSRC in the FCI entry,
+ * whose rate is limited). */
+typedef struct
+{
+  RcReportKind kind;
+  guint32 reporter_ssrc;
+  guint32 media_ssrc;
+  union
+  {
+    struct
+    {
+      gdouble fraction_lost;    /* 0..1 since the previous report */
+      gint32 cumulative_lost;   /* 24-bit signed, sign-extended */
+      guint32 ext_highest_seq;
+      guint32 jitter_units;     /* interarrival jitter, RTP timestamp units */
+      GstClockTime jitter;      /* the same in ns; NONE if the clock rate is
+                                 * unknown */
+      guint32 lsr, dlsr;        /* NTP short format (16.16 s) */
+      GstClockTime rtt;         /* from LSR and DLSR; NONE if not computable */
+    } rr;
+    struct
+    {
+      RcXrIntervalFlag interval;
+      guint8 discard_type;      /* RFC 7097 sec. 3.1 DT: 1 early, 2 late,
+                                 * 3 other */
+      guint32 packets;          /* discarded packets */
+    } discard;
+    struct
+    {
+      RcXrIntervalFlag interval;
+      gboolean early;           /* RFC 7243 sec. 3.1 E: early (TRUE) or late */
+      guint32 bytes;            /* discarded payload bytes */
+    } discard_bytes;
+    struct
+    {
+      guint16 begin_seq, end_seq;       /* RTP sequence numbers covered */
+      guint16 unrepaired;       /* lost and not repaired */
+      guint16 repaired;         /* lost and repaired */
+    } post_repair;
+    struct
+    {
+      guint64 bitrate;          /* maximum total media bitrate, bit/s */
+      guint16 overhead;         /* measured overhead, bytes per packet */
+    } tmmb;
+  };
+} RcReportBlock;
+
+/* One feedback message: per-packet results and/or report blocks. Either
+ * part may be empty. */
+typedef struct
+{
+  const RcPacketResult *packets;
+  guint n_packets;
+  const RcReportBlock *reports;
+  guint n_reports;
+} RcFeedback;
+
+G_END_DECLS
+#endif
