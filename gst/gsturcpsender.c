@@ -73,6 +73,7 @@
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gst/rtp/gstrtcpbuffer.h>
 #include "gsturcpsender.h"
+#include "gstrcencoder.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_urcp_sender_debug);
 #define GST_CAT_DEFAULT gst_urcp_sender_debug
@@ -110,10 +111,6 @@ enum
  * so vp8enc is not reconfigured for every feedback message. */
 #define ENCODER_MIN_CHANGE 0.02
 #define ENCODER_REFRESH (1 * GST_SECOND)
-/* How far upstream to look for the encoder (payloader, capsfilter, queue,
- * tee, ... in between). */
-#define ENCODER_SEARCH_DEPTH 10
-
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -137,35 +134,6 @@ gst_urcp_controller_get_type (void)
   return type;
 }
 
-/* Encoders we know the bitrate unit of. vp8enc, vp9enc, x264enc, x265enc,
- * openh264enc, av1enc, theoraenc and avenc_* checked with gst-inspect-1.0
- * on Debian 12 (GStreamer 1.22; tests/check/elements test_encoder_units);
- * the others (not packaged there) from their documentation. */
-typedef struct _GstUrcpEncoderInfo
-{
-  const gchar *factory;
-  const gchar *property;
-  guint divisor;                /* 1: bit/s, 1000: kbit/s */
-} GstUrcpEncoderInfo;
-
-static const GstUrcpEncoderInfo encoder_table[] = {
-  {"vp8enc", "target-bitrate", 1},
-  {"vp9enc", "target-bitrate", 1},
-  {"x264enc", "bitrate", 1000},
-  {"x265enc", "bitrate", 1000},
-  {"openh264enc", "bitrate", 1},
-  {"av1enc", "target-bitrate", 1000},
-  {"svtav1enc", "target-bitrate", 1000},
-  {"theoraenc", "bitrate", 1000},
-  {"nvh264enc", "bitrate", 1000},
-  {"nvh265enc", "bitrate", 1000},
-  {"vaapih264enc", "bitrate", 1000},
-  {"vah264enc", "bitrate", 1000},
-  {"qsvh264enc", "bitrate", 1000},
-  {"avenc_h264_omx", "bitrate", 1},
-  {"avenc_mpeg4", "bitrate", 1},
-};
-
 #define gst_urcp_sender_parent_class parent_class
 G_DEFINE_TYPE (GstUrcpSender, gst_urcp_sender, GST_TYPE_ELEMENT);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (urcpsender, "urcpsender",
@@ -188,163 +156,6 @@ queued_free (GstUrcpQueued * q)
 
 /* ---------------------------------------------------------------- encoder */
 
-static const GstUrcpEncoderInfo *
-lookup_encoder (GstElement * e)
-{
-  GstElementFactory *f = gst_element_get_factory (e);
-  const gchar *name;
-  guint i;
-
-  if (!f)
-    return NULL;
-  name = gst_plugin_feature_get_name (GST_PLUGIN_FEATURE (f));
-  for (i = 0; i < G_N_ELEMENTS (encoder_table); i++)
-    if (g_str_equal (name, encoder_table[i].factory) &&
-        g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-            encoder_table[i].property))
-      return &encoder_table[i];
-  return NULL;
-}
-
-static gboolean
-is_encoder (GstElement * e)
-{
-  GstElementFactory *f = gst_element_get_factory (e);
-  const gchar *klass = f ? gst_element_factory_get_metadata (f,
-      GST_ELEMENT_METADATA_KLASS) : NULL;
-  return klass && strstr (klass, "Encoder") != NULL;
-}
-
-/* The real element pad linked to `pad`, crossing bin boundaries both
- * ways: into a bin through its ghost pad's target, out of the bin we are
- * in through the internal pad's ghost pad and on to that ghost's peer
- * (as when we sit inside an rtpbin aux-sender bin). Returns a ref or NULL.
- * With `stop_at_ghost`, a ghost pad reached from outside is returned
- * itself instead of entered. */
-static GstPad *
-linked_element_pad (GstPad * pad, gboolean stop_at_ghost)
-{
-  GstPad *peer = gst_pad_get_peer (pad);
-  guint guard;
-
-  for (guard = 0; peer && guard < 16; guard++) {
-    GstPad *next;
-
-    if (GST_IS_GHOST_PAD (peer)) {
-      if (stop_at_ghost)
-        return peer;
-      next = gst_ghost_pad_get_target (GST_GHOST_PAD (peer));
-    } else if (GST_IS_PROXY_PAD (peer)) {
-      GstPad *ghost =
-          GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer)));
-      next = ghost ? gst_pad_get_peer (ghost) : NULL;
-      gst_clear_object (&ghost);
-    } else {
-      return peer;
-    }
-    gst_object_unref (peer);
-    peer = next;
-  }
-  gst_clear_object (&peer);
-  return NULL;
-}
-
-/* Walks upstream from our sink pad through single-input elements. */
-static GstElement *
-find_upstream_encoder (GstUrcpSender * self)
-{
-  GstPad *pad = gst_object_ref (self->sinkpad);
-  GstElement *found = NULL;
-  guint depth;
-
-  for (depth = 0; depth < ENCODER_SEARCH_DEPTH && pad; depth++) {
-    GstPad *peer = linked_element_pad (pad, FALSE);
-    GstElement *e;
-    GstIterator *it;
-    GValue v = G_VALUE_INIT;
-
-    gst_object_unref (pad);
-    pad = NULL;
-    if (!peer)
-      break;
-    e = gst_pad_get_parent_element (peer);
-    gst_object_unref (peer);
-    if (!e)
-      break;
-    if (is_encoder (e)) {
-      found = e;
-      break;
-    }
-    it = gst_element_iterate_sink_pads (e);
-    if (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
-      pad = g_value_dup_object (&v);
-      g_value_unset (&v);
-    }
-    gst_iterator_free (it);
-    gst_object_unref (e);
-  }
-  if (pad)
-    gst_object_unref (pad);
-  return found;
-}
-
-/* Sets the encoder up for following a changing target in real time. */
-static void
-configure_encoder (GstUrcpSender * self, GstElement * enc,
-    const GstUrcpEncoderInfo * info)
-{
-  GObjectClass *k = G_OBJECT_GET_CLASS (enc);
-
-  if (g_str_equal (info->factory, "vp8enc") ||
-      g_str_equal (info->factory, "vp9enc")) {
-    /* CBR follows target-bitrate; VBR on simple content stays far below
-     * or, at low targets, far above it. Deadline 1 = realtime. Buffer sizes
-     * in ms: a few hundred ms so the rate follows within a few frames.
-     * Frame dropping lets the encoder honour a sudden low target. */
-    gst_util_set_object_arg (G_OBJECT (enc), "end-usage", "cbr");
-    g_object_set (enc, "deadline", (gint64) 1, NULL);
-    if (g_object_class_find_property (k, "buffer-size"))
-      g_object_set (enc, "buffer-size", 300, "buffer-initial-size", 200,
-          "buffer-optimal-size", 250, NULL);
-    if (g_object_class_find_property (k, "dropframe-threshold"))
-      g_object_set (enc, "dropframe-threshold", 30, NULL);
-    GST_INFO_OBJECT (self, "configured %" GST_PTR_FORMAT
-        " for real-time rate following (cbr, deadline 1, 300 ms buffer, "
-        "frame dropping)", enc);
-  } else if (g_str_equal (info->factory, "openh264enc")) {
-    /* Its default rate-control=quality ignores the bitrate property. */
-    gst_util_set_object_arg (G_OBJECT (enc), "rate-control", "bitrate");
-    GST_INFO_OBJECT (self, "configured %" GST_PTR_FORMAT
-        " for rate-control=bitrate", enc);
-  } else if (g_str_equal (info->factory, "x264enc")) {
-    gst_util_set_object_arg (G_OBJECT (enc), "pass", "cbr");
-    GST_INFO_OBJECT (self, "configured %" GST_PTR_FORMAT " for CBR", enc);
-  }
-}
-
-static void
-set_encoder_bitrate (GstElement * enc, const GstUrcpEncoderInfo * info,
-    guint64 bps)
-{
-  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (enc),
-      info->property);
-  GValue v64 = G_VALUE_INIT, v = G_VALUE_INIT;
-  guint64 val = bps / info->divisor;
-
-  if (!ps)
-    return;
-  g_value_init (&v64, G_TYPE_UINT64);
-  g_value_set_uint64 (&v64, val);
-  g_value_init (&v, ps->value_type);
-  if (g_value_transform (&v64, &v)) {
-    /* Clamp into the property's own range rather than have GLib refuse. */
-    g_param_value_validate (ps, &v);
-    g_object_set_property (G_OBJECT (enc), info->property, &v);
-  }
-  g_value_unset (&v);
-  g_value_unset (&v64);
-}
-
 /* Called with ctrl_lock held; returns a ref to the encoder to set, or NULL. */
 static GstElement *
 ensure_encoder_locked (GstUrcpSender * self)
@@ -359,9 +170,9 @@ ensure_encoder_locked (GstUrcpSender * self)
   GST_OBJECT_UNLOCK (self);
 
   self->encoder_searched = TRUE;
-  self->encoder = given ? given : find_upstream_encoder (self);
+  self->encoder = given ? given : gst_rc_encoder_find_upstream (self->sinkpad);
   if (self->encoder) {
-    self->encoder_info = lookup_encoder (self->encoder);
+    self->encoder_info = gst_rc_encoder_info_for (self->encoder);
     if (!self->encoder_info) {
       GST_WARNING_OBJECT (self, "encoder %" GST_PTR_FORMAT " has no bitrate "
           "property whose unit we know; not driving it (use the "
@@ -410,7 +221,7 @@ static void
 apply_decision (GstUrcpSender * self, guint64 bps)
 {
   GstElement *enc;
-  const GstUrcpEncoderInfo *info;
+  const GstRcEncoderInfo *info;
 
   g_mutex_lock (&self->ctrl_lock);
   enc = ensure_encoder_locked (self);
@@ -418,7 +229,7 @@ apply_decision (GstUrcpSender * self, guint64 bps)
   g_mutex_unlock (&self->ctrl_lock);
 
   if (enc) {
-    set_encoder_bitrate (enc, info, bps);
+    gst_rc_encoder_set_bitrate (enc, info, bps);
     gst_object_unref (enc);
   }
   g_object_notify (G_OBJECT (self), "target-bitrate");
@@ -589,7 +400,7 @@ on_receiving_rtcp (GObject * session, GstBuffer * buffer, GstUrcpSender * self)
 static void
 connect_rtp_session (GstUrcpSender * self)
 {
-  GstPad *peer = linked_element_pad (self->srcpad, TRUE);
+  GstPad *peer = gst_rc_linked_element_pad (self->srcpad, TRUE);
   GstElement *parent = NULL;
   GObject *session = NULL;
   guint id;
@@ -1036,10 +847,10 @@ prepare_encoder (GstUrcpSender * self)
   bps = rc_controller_get_decision (self->ctrl).media_bps;
   self->target_bps = bps;
   if (enc && conf)
-    configure_encoder (self, enc, self->encoder_info);
+    gst_rc_encoder_configure (enc, self->encoder_info);
   g_mutex_unlock (&self->ctrl_lock);
   if (enc) {
-    set_encoder_bitrate (enc, self->encoder_info, bps);
+    gst_rc_encoder_set_bitrate (enc, self->encoder_info, bps);
     gst_object_unref (enc);
   }
 }

@@ -61,7 +61,7 @@ struct _GstUrcpSender
   /* encoder (ctrl_lock) */
   GstElement *encoder;          /* found or given; ref held */
   gboolean encoder_searched;
-  const struct _GstUrcpEncoderInfo *encoder_info;
+  const struct _GstRcEncoderInfo *encoder_info;
 
   /* RTCP fallback */
   GObject *rtp_session;

@@ -1,0 +1,237 @@
+/* Encoder discovery, bitrate units and set-up, shared by the elements that
+ * drive a video encoder (urcpsender, ratecontrolbin). See gstrcencoder.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include "gstrcencoder.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_rc_encoder_debug);
+#define GST_CAT_DEFAULT gst_rc_encoder_debug
+
+/* How far upstream to look for the encoder (payloader, capsfilter, queue,
+ * tee, ... in between). */
+#define ENCODER_SEARCH_DEPTH 10
+
+/* Encoders we know the bitrate unit of. vp8enc, vp9enc, x264enc, x265enc,
+ * openh264enc, av1enc, theoraenc and avenc_* checked with gst-inspect-1.0
+ * on Debian 12 (GStreamer 1.22; tests/check/elements test_encoder_units);
+ * the others (not packaged there) from their documentation. */
+static const GstRcEncoderInfo encoder_table[] = {
+  {"vp8enc", "target-bitrate", 1, GST_RC_ENCODER_SETUP_VPX},
+  {"vp9enc", "target-bitrate", 1, GST_RC_ENCODER_SETUP_VPX},
+  {"x264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_X264},
+  {"x265enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
+  {"openh264enc", "bitrate", 1, GST_RC_ENCODER_SETUP_OPENH264},
+  {"av1enc", "target-bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
+  {"svtav1enc", "target-bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
+  {"theoraenc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
+  {"nvh264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
+  {"nvh265enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
+  {"vaapih264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
+  {"vah264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
+  {"qsvh264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
+  {"avenc_h264_omx", "bitrate", 1, GST_RC_ENCODER_SETUP_NONE},
+  {"avenc_mpeg4", "bitrate", 1, GST_RC_ENCODER_SETUP_NONE},
+};
+
+/* The category is registered on first use, so that the unit works the same
+ * inside the plugin and compiled into a test. */
+static void
+ensure_debug_category (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_rc_encoder_debug, "rcencoder", 0,
+        "Video encoder discovery and bitrate setting");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+const GstRcEncoderInfo *
+gst_rc_encoder_info_list (guint * n_infos)
+{
+  *n_infos = G_N_ELEMENTS (encoder_table);
+  return encoder_table;
+}
+
+const GstRcEncoderInfo *
+gst_rc_encoder_info_lookup (const gchar * factory_name)
+{
+  guint i;
+
+  g_return_val_if_fail (factory_name != NULL, NULL);
+  for (i = 0; i < G_N_ELEMENTS (encoder_table); i++)
+    if (g_str_equal (factory_name, encoder_table[i].factory))
+      return &encoder_table[i];
+  return NULL;
+}
+
+const GstRcEncoderInfo *
+gst_rc_encoder_info_for (GstElement * enc)
+{
+  GstElementFactory *f;
+  const GstRcEncoderInfo *info;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (enc), NULL);
+  f = gst_element_get_factory (enc);
+  if (!f)
+    return NULL;
+  info = gst_rc_encoder_info_lookup (gst_plugin_feature_get_name
+      (GST_PLUGIN_FEATURE (f)));
+  if (info && !g_object_class_find_property (G_OBJECT_GET_CLASS (enc),
+          info->property))
+    return NULL;
+  return info;
+}
+
+static gboolean
+is_encoder (GstElement * e)
+{
+  GstElementFactory *f = gst_element_get_factory (e);
+  const gchar *klass = f ? gst_element_factory_get_metadata (f,
+      GST_ELEMENT_METADATA_KLASS) : NULL;
+  return klass && strstr (klass, "Encoder") != NULL;
+}
+
+/* Into a bin through its ghost pad's target, out of the bin `pad` is in
+ * through the internal pad's ghost pad and on to that ghost's peer (as when
+ * urcpsender sits inside an rtpbin aux-sender bin). */
+GstPad *
+gst_rc_linked_element_pad (GstPad * pad, gboolean stop_at_ghost)
+{
+  GstPad *peer = gst_pad_get_peer (pad);
+  guint guard;
+
+  for (guard = 0; peer && guard < 16; guard++) {
+    GstPad *next;
+
+    if (GST_IS_GHOST_PAD (peer)) {
+      if (stop_at_ghost)
+        return peer;
+      next = gst_ghost_pad_get_target (GST_GHOST_PAD (peer));
+    } else if (GST_IS_PROXY_PAD (peer)) {
+      GstPad *ghost =
+          GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer)));
+      next = ghost ? gst_pad_get_peer (ghost) : NULL;
+      gst_clear_object (&ghost);
+    } else {
+      return peer;
+    }
+    gst_object_unref (peer);
+    peer = next;
+  }
+  gst_clear_object (&peer);
+  return NULL;
+}
+
+/* Walks upstream from `sinkpad` through single-input elements. */
+GstElement *
+gst_rc_encoder_find_upstream (GstPad * sinkpad)
+{
+  GstPad *pad;
+  GstElement *found = NULL;
+  guint depth;
+
+  g_return_val_if_fail (GST_IS_PAD (sinkpad), NULL);
+  pad = gst_object_ref (sinkpad);
+  for (depth = 0; depth < ENCODER_SEARCH_DEPTH && pad; depth++) {
+    GstPad *peer = gst_rc_linked_element_pad (pad, FALSE);
+    GstElement *e;
+    GstIterator *it;
+    GValue v = G_VALUE_INIT;
+
+    gst_object_unref (pad);
+    pad = NULL;
+    if (!peer)
+      break;
+    e = gst_pad_get_parent_element (peer);
+    gst_object_unref (peer);
+    if (!e)
+      break;
+    if (is_encoder (e)) {
+      found = e;
+      break;
+    }
+    it = gst_element_iterate_sink_pads (e);
+    if (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+      pad = g_value_dup_object (&v);
+      g_value_unset (&v);
+    }
+    gst_iterator_free (it);
+    gst_object_unref (e);
+  }
+  if (pad)
+    gst_object_unref (pad);
+  return found;
+}
+
+void
+gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
+{
+  GObjectClass *k;
+
+  g_return_if_fail (GST_IS_ELEMENT (enc) && info != NULL);
+  ensure_debug_category ();
+  k = G_OBJECT_GET_CLASS (enc);
+
+  switch (info->setup) {
+    case GST_RC_ENCODER_SETUP_VPX:
+      /* CBR follows target-bitrate; VBR on simple content stays far below
+       * or, at low targets, far above it. Deadline 1 = realtime. Buffer
+       * sizes in ms: a few hundred ms so the rate follows within a few
+       * frames. Frame dropping lets the encoder honour a sudden low
+       * target. */
+      gst_util_set_object_arg (G_OBJECT (enc), "end-usage", "cbr");
+      g_object_set (enc, "deadline", (gint64) 1, NULL);
+      if (g_object_class_find_property (k, "buffer-size"))
+        g_object_set (enc, "buffer-size", 300, "buffer-initial-size", 200,
+            "buffer-optimal-size", 250, NULL);
+      if (g_object_class_find_property (k, "dropframe-threshold"))
+        g_object_set (enc, "dropframe-threshold", 30, NULL);
+      GST_INFO_OBJECT (enc, "configured %" GST_PTR_FORMAT
+          " for real-time rate following (cbr, deadline 1, 300 ms buffer, "
+          "frame dropping)", enc);
+      break;
+    case GST_RC_ENCODER_SETUP_OPENH264:
+      /* Its default rate-control=quality ignores the bitrate property. */
+      gst_util_set_object_arg (G_OBJECT (enc), "rate-control", "bitrate");
+      GST_INFO_OBJECT (enc, "configured %" GST_PTR_FORMAT
+          " for rate-control=bitrate", enc);
+      break;
+    case GST_RC_ENCODER_SETUP_X264:
+      gst_util_set_object_arg (G_OBJECT (enc), "pass", "cbr");
+      GST_INFO_OBJECT (enc, "configured %" GST_PTR_FORMAT " for CBR", enc);
+      break;
+    case GST_RC_ENCODER_SETUP_NONE:
+      break;
+  }
+}
+
+void
+gst_rc_encoder_set_bitrate (GstElement * enc, const GstRcEncoderInfo * info,
+    guint64 bps)
+{
+  GParamSpec *ps;
+  GValue v64 = G_VALUE_INIT, v = G_VALUE_INIT;
+  guint64 val;
+
+  g_return_if_fail (GST_IS_ELEMENT (enc) && info != NULL);
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (enc),
+      info->property);
+  val = bps / info->divisor;
+  if (!ps)
+    return;
+  g_value_init (&v64, G_TYPE_UINT64);
+  g_value_set_uint64 (&v64, val);
+  g_value_init (&v, ps->value_type);
+  if (g_value_transform (&v64, &v)) {
+    /* Clamp into the property's own range rather than have GLib refuse. */
+    g_param_value_validate (ps, &v);
+    g_object_set_property (G_OBJECT (enc), info->property, &v);
+  }
+  g_value_unset (&v);
+  g_value_unset (&v64);
+}

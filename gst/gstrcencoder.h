@@ -1,0 +1,59 @@
+/* The video encoders a rate controller drives: which property takes the
+ * bitrate and in which unit, how to find the encoder upstream of an RTP
+ * element, how to set it up for real-time rate following and how to hand
+ * it a target. Glue (it handles GstElements and pads), shared by
+ * urcpsender and ratecontrolbin. */
+#ifndef __GST_RC_ENCODER_H__
+#define __GST_RC_ENCODER_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* Which set-up gst_rc_encoder_configure() applies. */
+typedef enum
+{
+  GST_RC_ENCODER_SETUP_NONE,    /* bitrate only */
+  GST_RC_ENCODER_SETUP_VPX,     /* end-usage=cbr, deadline 1, 300 ms buffer,
+                                 * frame dropping */
+  GST_RC_ENCODER_SETUP_OPENH264,        /* rate-control=bitrate */
+  GST_RC_ENCODER_SETUP_X264,    /* pass=cbr */
+} GstRcEncoderSetup;
+
+typedef struct _GstRcEncoderInfo
+{
+  const gchar *factory;
+  const gchar *property;        /* takes the bitrate */
+  guint divisor;                /* 1: bit/s, 1000: kbit/s */
+  GstRcEncoderSetup setup;
+} GstRcEncoderInfo;
+
+/* The table row of `factory_name`, or NULL. */
+const GstRcEncoderInfo *gst_rc_encoder_info_lookup (const gchar * factory_name);
+
+/* The whole table; its length goes to `n_infos`. */
+const GstRcEncoderInfo *gst_rc_encoder_info_list (guint * n_infos);
+
+/* The row for `enc`'s factory, if `enc` has that row's property; else NULL. */
+const GstRcEncoderInfo *gst_rc_encoder_info_for (GstElement * enc);
+
+/* The real element pad linked to `pad`, crossing ghost and proxy pads both
+ * ways; with `stop_at_ghost`, a ghost pad reached from outside its bin is
+ * returned itself. Returns a ref or NULL. */
+GstPad *gst_rc_linked_element_pad (GstPad * pad, gboolean stop_at_ghost);
+
+/* The first element of klass "Encoder" upstream of `sinkpad`, walking
+ * through single-input elements and bins. Returns a ref or NULL. */
+GstElement *gst_rc_encoder_find_upstream (GstPad * sinkpad);
+
+/* Sets `enc` up for following a changing target in real time, as
+ * info->setup says; logs what it did (category rcencoder). */
+void gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info);
+
+/* Sets `enc`'s bitrate property to `bps` in its unit, clamped into the
+ * property's range. */
+void gst_rc_encoder_set_bitrate (GstElement * enc,
+    const GstRcEncoderInfo * info, guint64 bps);
+
+G_END_DECLS
+#endif
