@@ -210,13 +210,49 @@ gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
   }
 }
 
+/* The property's range in its own unit, negative bounds taken as 0 (a
+ * bitrate is not negative). FALSE for a property that is not an integer. */
+static gboolean
+property_range (GParamSpec * ps, guint64 * lo, guint64 * hi)
+{
+  gint64 smin, smax;
+
+  if (G_IS_PARAM_SPEC_UINT (ps)) {
+    *lo = G_PARAM_SPEC_UINT (ps)->minimum;
+    *hi = G_PARAM_SPEC_UINT (ps)->maximum;
+    return TRUE;
+  } else if (G_IS_PARAM_SPEC_UINT64 (ps)) {
+    *lo = G_PARAM_SPEC_UINT64 (ps)->minimum;
+    *hi = G_PARAM_SPEC_UINT64 (ps)->maximum;
+    return TRUE;
+  } else if (G_IS_PARAM_SPEC_ULONG (ps)) {
+    *lo = G_PARAM_SPEC_ULONG (ps)->minimum;
+    *hi = G_PARAM_SPEC_ULONG (ps)->maximum;
+    return TRUE;
+  } else if (G_IS_PARAM_SPEC_INT (ps)) {
+    smin = G_PARAM_SPEC_INT (ps)->minimum;
+    smax = G_PARAM_SPEC_INT (ps)->maximum;
+  } else if (G_IS_PARAM_SPEC_INT64 (ps)) {
+    smin = G_PARAM_SPEC_INT64 (ps)->minimum;
+    smax = G_PARAM_SPEC_INT64 (ps)->maximum;
+  } else if (G_IS_PARAM_SPEC_LONG (ps)) {
+    smin = G_PARAM_SPEC_LONG (ps)->minimum;
+    smax = G_PARAM_SPEC_LONG (ps)->maximum;
+  } else {
+    return FALSE;
+  }
+  *lo = MAX (smin, 0);
+  *hi = MAX (smax, 0);
+  return TRUE;
+}
+
 void
 gst_rc_encoder_set_bitrate (GstElement * enc, const GstRcEncoderInfo * info,
     guint64 bps)
 {
   GParamSpec *ps;
   GValue v64 = G_VALUE_INIT, v = G_VALUE_INIT;
-  guint64 val;
+  guint64 val, lo, hi;
 
   g_return_if_fail (GST_IS_ELEMENT (enc) && info != NULL);
   ps = g_object_class_find_property (G_OBJECT_GET_CLASS (enc),
@@ -224,11 +260,20 @@ gst_rc_encoder_set_bitrate (GstElement * enc, const GstRcEncoderInfo * info,
   val = bps / info->divisor;
   if (!ps)
     return;
+  /* Clamp into the property's own range rather than have GLib refuse, and
+   * before converting, so that a value too large for a 32-bit property
+   * does not wrap around. */
+  if (property_range (ps, &lo, &hi) && (val < lo || val > hi)) {
+    ensure_debug_category ();
+    GST_DEBUG_OBJECT (enc, "%s %" G_GUINT64_FORMAT " outside %"
+        G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT ", clamped", info->property,
+        val, lo, hi);
+    val = CLAMP (val, lo, hi);
+  }
   g_value_init (&v64, G_TYPE_UINT64);
   g_value_set_uint64 (&v64, val);
   g_value_init (&v, ps->value_type);
   if (g_value_transform (&v64, &v)) {
-    /* Clamp into the property's own range rather than have GLib refuse. */
     g_param_value_validate (ps, &v);
     g_object_set_property (G_OBJECT (enc), info->property, &v);
   }
