@@ -16,7 +16,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_rc_encoder_debug);
 
 /* Encoders we know the bitrate unit of. vp8enc, vp9enc, x264enc, x265enc,
  * openh264enc, av1enc, theoraenc and avenc_* checked with gst-inspect-1.0
- * on Debian 12 (GStreamer 1.22; tests/check/elements test_encoder_units);
+ * on Debian 12 (GStreamer 1.22; test_encoder_units in
+ * tests/check/elements/test_rcencoder.c);
  * the others (not packaged there) from their documentation. */
 static const GstRcEncoderInfo encoder_table[] = {
   {"vp8enc", "target-bitrate", 1, GST_RC_ENCODER_SETUP_VPX},
