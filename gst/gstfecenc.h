@@ -2,7 +2,7 @@
 #define __GST_FEC_ENC_H__
 
 #include <gst/gst.h>
-#include "rc-fec.h"
+#include "rc-fec-enc.h"
 #include "rc-window.h"
 
 G_BEGIN_DECLS

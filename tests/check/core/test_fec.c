@@ -5,7 +5,8 @@
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/rtp/gstrtpbuffer.h>
-#include "rc-fec.h"
+#include "rc-fec-enc.h"
+#include "rc-fec-dec.h"
 
 #define MS GST_MSECOND
 #define MEDIA_SSRC 0x11223344
