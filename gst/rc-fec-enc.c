@@ -677,3 +677,87 @@ rc_fec_encoder_get_stats (RcFecEncoder * enc, RcFecEncoderStats * st)
 {
   *st = enc->stats;
 }
+
+/* -------------------------------------------------------------- probe */
+
+void
+rc_fec_probe_init (RcFecProbe * p)
+{
+  memset (p, 0, sizeof (*p));
+  rc_rate_meter_init (&p->media, RC_FEC_PROBE_RATE_SPAN);
+  p->last_update = GST_CLOCK_TIME_NONE;
+}
+
+void
+rc_fec_probe_clear (RcFecProbe * p)
+{
+  rc_rate_meter_clear (&p->media);
+}
+
+void
+rc_fec_probe_restart (RcFecProbe * p)
+{
+  rc_rate_meter_clear (&p->media);
+  rc_rate_meter_init (&p->media, RC_FEC_PROBE_RATE_SPAN);
+  p->last_update = GST_CLOCK_TIME_NONE;
+}
+
+void
+rc_fec_probe_add_media (RcFecProbe * p, GstClockTime now, guint bytes)
+{
+  rc_rate_meter_add (&p->media, now, bytes);
+}
+
+gdouble
+rc_fec_probe_overhead (guint bps, gdouble media_bps)
+{
+  return CLAMP (100.0 * bps / media_bps, RC_FEC_PROBE_MIN_OVERHEAD,
+      RC_FEC_PROBE_MAX_OVERHEAD);
+}
+
+gboolean
+rc_fec_probe_update (RcFecProbe * p, GstClockTime now, gdouble current,
+    gdouble * overhead, gdouble * media_bps)
+{
+  gdouble mbps, ovh;
+
+  if (p->bps == 0 || !GST_CLOCK_TIME_IS_VALID (now))
+    return FALSE;
+  /* A new request (last_update NONE) derives at once. */
+  if (GST_CLOCK_TIME_IS_VALID (p->last_update) &&
+      now < p->last_update + RC_FEC_PROBE_UPDATE)
+    return FALSE;
+  mbps = rc_rate_meter_bps (&p->media, now);
+  if (mbps <= 0)
+    return FALSE;
+  p->last_update = now;
+  ovh = rc_fec_probe_overhead (p->bps, mbps);
+  if (ovh == current)
+    return FALSE;
+  *overhead = ovh;
+  if (media_bps)
+    *media_bps = mbps;
+  return TRUE;
+}
+
+gboolean
+rc_fec_probe_set_bitrate (RcFecProbe * p, guint bps, gdouble current,
+    gdouble * overhead, gdouble * media_bps)
+{
+  p->bps = bps;
+  if (bps == 0) {
+    *overhead = 0;
+    if (media_bps)
+      *media_bps = 0;
+    return TRUE;
+  }
+  p->last_update = GST_CLOCK_TIME_NONE;
+  return rc_fec_probe_update (p, rc_avg_window_newest (&p->media.w), current,
+      overhead, media_bps);
+}
+
+void
+rc_fec_probe_stop (RcFecProbe * p)
+{
+  p->bps = 0;
+}
