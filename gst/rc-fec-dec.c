@@ -8,33 +8,11 @@
 #include "rc-fec-dec.h"
 #include "rc-fec-private.h"
 
-/* dst ^= the `body` bytes of `buf` after its fixed header, memory by
- * memory (mapping a buffer of several memories as one would merge them
- * into a new allocation first). */
-static gboolean
-xor_body (guint8 * dst, GstBuffer * buf, guint body)
+/* body_foreach() piece: the repair payload being rebuilt ^= it. */
+static void
+xor_chunk (gpointer dst, guint pos, const guint8 * data, guint len)
 {
-  guint i, n = gst_buffer_n_memory (buf), pos = 0;
-  gsize skip = RC_FEC_RTP_HEADER_LEN;
-
-  for (i = 0; i < n && pos < body; i++) {
-    GstMemory *m = gst_buffer_peek_memory (buf, i);
-    GstMapInfo mi;
-    guint len;
-
-    if (m->size <= skip) {
-      skip -= m->size;
-      continue;
-    }
-    if (!gst_memory_map (m, &mi, GST_MAP_READ))
-      return FALSE;
-    len = MIN (mi.size - skip, body - pos);
-    rc_fec_xor (dst + pos, mi.data + skip, len);
-    gst_memory_unmap (m, &mi);
-    pos += len;
-    skip = 0;
-  }
-  return pos == body;
+  rc_fec_xor ((guint8 *) dst + pos, data, len);
 }
 
 /* ------------------------------------------------------------ decoder */
@@ -285,6 +263,25 @@ advance (RcFecDecoder * dec, Stream * s, guint64 ext, GstClockTime now)
   s->highest = ext;
 }
 
+/* Makes `ext` known (advance()) and stores what it now is: a media or
+ * rebuilt packet (`buf`, a ref is taken), or with `buf` NULL an ULPFEC
+ * repair packet's seqnum. */
+static Slot *
+slot_store (RcFecDecoder * dec, Stream * s, guint64 ext, GstBuffer * buf,
+    guint8 state, GstClockTime now)
+{
+  Slot *sl;
+
+  advance (dec, s, ext, now);
+  sl = slot_of (s, ext);
+  gst_clear_buffer (&sl->buf);
+  if (buf)
+    sl->buf = gst_buffer_ref (buf);
+  sl->ext = ext;
+  sl->state = state;
+  return sl;
+}
+
 static void
 expire_stream (RcFecDecoder * dec, Stream * s, GstClockTime now)
 {
@@ -387,7 +384,7 @@ recover (RcFecDecoder * dec, Stream * s, const RcFecPacketInfo * info,
     rec1 ^= oh[1];
     ts ^= GST_READ_UINT32_BE (oh + 4);
     len ^= body;
-    if (!xor_body (dec->scratch, o->buf, body))
+    if (!body_foreach (o->buf, NULL, body, xor_chunk, dec->scratch))
       return RC_FEC_REJECT_INCONSISTENT;
   }
   if (len > plen || len == 0)
@@ -417,12 +414,7 @@ recover (RcFecDecoder * dec, Stream * s, const RcFecPacketInfo * info,
     return RC_FEC_REJECT_INCONSISTENT;
   }
 
-  advance (dec, s, missing, now);
-  sl = slot_of (s, missing);
-  gst_clear_buffer (&sl->buf);
-  sl->buf = gst_buffer_ref (buf);
-  sl->ext = missing;
-  sl->state = SLOT_RECOVERED;
+  sl = slot_store (dec, s, missing, buf, SLOT_RECOVERED, now);
   if (!GST_CLOCK_TIME_IS_VALID (sl->t))
     sl->t = now;
   g_ptr_array_add (out, buf);
@@ -561,12 +553,7 @@ rc_fec_decoder_push_media_hdr (RcFecDecoder * dec, GstBuffer * buf,
       return RC_FEC_DUPLICATE;
     }
   }
-  advance (dec, s, ext, now);
-  sl = slot_of (s, ext);
-  gst_clear_buffer (&sl->buf);
-  sl->buf = gst_buffer_ref (buf);
-  sl->ext = ext;
-  sl->state = SLOT_MEDIA;
+  slot_store (dec, s, ext, buf, SLOT_MEDIA, now);
   s->pt_seen[pt / 64] |= G_GUINT64_CONSTANT (1) << (pt % 64);
   dec->stats.media_received++;
   if (s->n_pending)
@@ -675,11 +662,7 @@ rc_fec_decoder_push_fec (RcFecDecoder * dec, GstBuffer * buf,
       return reject (dec, RC_FEC_REJECT_INCONSISTENT, info.fec_seq);
     if (fext > s->highest + WIN / 2)
       return reject (dec, RC_FEC_REJECT_OUT_OF_WINDOW, info.fec_seq);
-    advance (dec, s, fext, now);
-    sl = slot_of (s, fext);
-    gst_clear_buffer (&sl->buf);
-    sl->ext = fext;
-    sl->state = SLOT_FEC;
+    slot_store (dec, s, fext, NULL, SLOT_FEC, now);
   } else if (fec_seen (s, info.fec_ssrc, info.fec_seq)) {
     dec->stats.duplicates++;
     return RC_FEC_DUPLICATE;

@@ -68,13 +68,31 @@ acc_body_chunk (FecAcc * a, guint old_len, guint pos, const guint8 * data,
     memcpy (a->body + pos + x, data + x, len - x);
 }
 
+/* The accumulators one packet's body goes into, each with its body length
+ * before the packet. */
+typedef struct
+{
+  FecAcc *use[2];
+  guint old_len[2];
+  guint n_use;
+} AccTargets;
+
+/* body_foreach() piece: into every target accumulator. */
+static void
+acc_chunk (gpointer user_data, guint pos, const guint8 * data, guint len)
+{
+  AccTargets *t = user_data;
+  guint k;
+
+  for (k = 0; k < t->n_use; k++)
+    acc_body_chunk (t->use[k], t->old_len[k], pos, data, len);
+}
+
 /* Adds one packet's bit string (RFC 8627 sec. 6.2) to each accumulator of
  * `accs`: the recovery fields from its fixed header `hdr`, the body (all
  * of `buf` after the fixed header) read memory by memory (`first`, if
- * set, is the first memory, mapped already). Mapping the whole buffer
- * instead would merge the memories a payloader makes (header, payload)
- * into a new allocation and copy every packet. `seq` is the sequence
- * number the packet is sent with. Returns FALSE unless every
+ * set, is the first memory, mapped already; see body_foreach()). `seq` is
+ * the sequence number the packet is sent with. Returns FALSE unless every
  * accumulator's mask has room for it (it is added to those that do). */
 static gboolean
 acc_add (FecAcc ** accs, guint n_accs, GstBuffer * buf,
@@ -82,12 +100,11 @@ acc_add (FecAcc ** accs, guint n_accs, GstBuffer * buf,
     guint max_bits)
 {
   guint body = size - RC_FEC_RTP_HEADER_LEN;
-  guint old_len[2];
-  FecAcc *use[2];
-  guint n_use = 0, k, i, n_mem, pos = 0;
-  gsize skip = RC_FEC_RTP_HEADER_LEN;
+  AccTargets t;
+  guint k;
 
-  g_assert (n_accs <= G_N_ELEMENTS (use));
+  t.n_use = 0;
+  g_assert (n_accs <= G_N_ELEMENTS (t.use));
   for (k = 0; k < n_accs; k++) {
     FecAcc *a = accs[k];
     guint16 off;
@@ -107,34 +124,15 @@ acc_add (FecAcc ** accs, guint n_accs, GstBuffer * buf,
       a->cap = body;
       a->body = g_realloc (a->body, a->cap);
     }
-    old_len[n_use] = a->max_len;
-    use[n_use++] = a;
+    t.old_len[t.n_use] = a->max_len;
+    t.use[t.n_use++] = a;
   }
-  n_mem = n_use ? gst_buffer_n_memory (buf) : 0;
-  for (i = 0; i < n_mem && pos < body; i++) {
-    GstMemory *m = gst_buffer_peek_memory (buf, i);
-    GstMapInfo mi;
-    guint len;
-
-    if (m->size <= skip) {
-      skip -= m->size;
-      continue;
-    }
-    if (i == 0 && first)
-      mi = *first;
-    else if (!gst_memory_map (m, &mi, GST_MAP_READ))
-      break;
-    len = MIN (mi.size - skip, body - pos);
-    for (k = 0; k < n_use; k++)
-      acc_body_chunk (use[k], old_len[k], pos, mi.data + skip, len);
-    if (i != 0 || !first)
-      gst_memory_unmap (m, &mi);
-    pos += len;
-    skip = 0;
-  }
-  for (k = 0; k < n_use; k++)
-    use[k]->max_len = MAX (old_len[k], body);
-  return n_use == n_accs;
+  /* Unchecked: only a broken allocator fails to map a readable memory. */
+  if (t.n_use)
+    body_foreach (buf, first, body, acc_chunk, &t);
+  for (k = 0; k < t.n_use; k++)
+    t.use[k]->max_len = MAX (t.old_len[k], body);
+  return t.n_use == n_accs;
 }
 
 /* ------------------------------------------------------------ encoder */

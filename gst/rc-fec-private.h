@@ -134,6 +134,49 @@ flex_mask_bit_pos (guint i)
   return 16 * 8 + (i - FLEX_MASK_BITS_1);
 }
 
+/* ------------------------------------------------------- packet bodies */
+
+/* Called with each piece of a packet body: `len` bytes found at body
+ * offset `pos`. */
+typedef void (*RcFecBodyChunk) (gpointer user_data, guint pos,
+    const guint8 * data, guint len);
+
+/* Hands the `body` bytes of `buf` after its fixed RTP header to `chunk`,
+ * memory by memory: mapping a buffer of several memories as one would
+ * merge them (the header and payload a payloader makes) into a new
+ * allocation and copy every packet. `first`, if not NULL, is the first
+ * memory, mapped already. FALSE if a memory cannot be mapped or `buf` is
+ * shorter. Inline, so a constant `chunk` is inlined into the loop. */
+static inline gboolean
+body_foreach (GstBuffer * buf, const GstMapInfo * first, guint body,
+    RcFecBodyChunk chunk, gpointer user_data)
+{
+  guint i, n = gst_buffer_n_memory (buf), pos = 0;
+  gsize skip = RC_FEC_RTP_HEADER_LEN;
+
+  for (i = 0; i < n && pos < body; i++) {
+    GstMemory *m = gst_buffer_peek_memory (buf, i);
+    GstMapInfo mi;
+    guint len;
+
+    if (m->size <= skip) {
+      skip -= m->size;
+      continue;
+    }
+    if (i == 0 && first)
+      mi = *first;
+    else if (!gst_memory_map (m, &mi, GST_MAP_READ))
+      return FALSE;
+    len = MIN (mi.size - skip, body - pos);
+    chunk (user_data, pos, mi.data + skip, len);
+    if (i != 0 || !first)
+      gst_memory_unmap (m, &mi);
+    pos += len;
+    skip = 0;
+  }
+  return pos == body;
+}
+
 /* ---------------------------------------------------------- buffer pools */
 
 /* Pooled buffers hold an Ethernet-MTU packet with any header we add:
