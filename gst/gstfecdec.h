@@ -2,7 +2,7 @@
 #define __GST_FEC_DEC_H__
 
 #include <gst/gst.h>
-#include "rc-fec.h"
+#include "rc-fec-dec.h"
 
 G_BEGIN_DECLS
 

@@ -113,11 +113,9 @@ enum
 #define DEFAULT_OVERHEAD 10.0
 #define DEFAULT_FORMAT RC_FEC_FORMAT_FLEXFEC
 
-/* Media and FEC rate windows: one second, like urcpsender's meters. */
-#define RATE_SPAN (1 * GST_SECOND)
-/* Probe mode re-derives the overhead from the media rate this often: a
- * few times per controller update (every few hundred ms). */
-#define PROBE_UPDATE (100 * GST_MSECOND)
+/* FEC rate window: the span of the probe's media meter, so the stats'
+ * media-bitrate and fec-bitrate cover the same time. */
+#define RATE_SPAN RC_FEC_PROBE_RATE_SPAN
 /* The RTP transport-wide-cc extension carries a 16-bit seqnum
  * (draft-holmer-rmcat-transport-wide-cc-extensions-01 sec. 2). */
 #define TWCC_EXT_LEN 2
@@ -183,29 +181,19 @@ buffer_time (GstFecEnc * self, GstBuffer * buf, const GstSegment * seg)
   return t;
 }
 
-/* Object lock held. Probe mode: overhead = FEC bitrate / media rate. */
+/* Object lock held. Applies an overhead the probe arithmetic
+ * (rc_fec_probe_*) derived from the FEC bitrate and the media rate. */
 static void
-update_probe_locked (GstFecEnc * self, GstClockTime now, gboolean force)
+apply_probe_locked (GstFecEnc * self, gdouble ovh, gdouble media_bps)
 {
-  gdouble media_bps, ovh;
-
-  if (self->probe_bps == 0 || !GST_CLOCK_TIME_IS_VALID (now))
-    return;
-  if (!force && GST_CLOCK_TIME_IS_VALID (self->last_probe_update) &&
-      now < self->last_probe_update + PROBE_UPDATE)
-    return;
-  media_bps = rc_rate_meter_bps (&self->media_rate, now);
-  if (media_bps <= 0)
-    return;
-  self->last_probe_update = now;
-  ovh = CLAMP (100.0 * self->probe_bps / media_bps, 0.1, 100.0);
-  if (ovh != self->cfg.overhead) {
+  if (self->probe.bps == 0)
+    GST_DEBUG_OBJECT (self, "probe stopped: no FEC");
+  else
     GST_DEBUG_OBJECT (self, "probe %u bit/s over media %.0f bit/s: "
-        "overhead %.1f %%", self->probe_bps, media_bps, ovh);
-    self->cfg.overhead = ovh;
-    if (self->enc)
-      rc_fec_encoder_set_overhead (self->enc, ovh);
-  }
+        "overhead %.1f %%", self->probe.bps, media_bps, ovh);
+  self->cfg.overhead = ovh;
+  if (self->enc)
+    rc_fec_encoder_set_overhead (self->enc, ovh);
 }
 
 static gboolean
@@ -213,6 +201,7 @@ handle_probe_event (GstFecEnc * self, GstEvent * event)
 {
   const GstStructure *s = gst_event_get_structure (event);
   guint bps = 0;
+  gdouble ovh, media_bps;
 
   if (!s || !gst_structure_has_name (s, GST_FEC_ENC_PROBE_EVENT))
     return FALSE;
@@ -222,17 +211,9 @@ handle_probe_event (GstFecEnc * self, GstEvent * event)
     return TRUE;
   }
   GST_OBJECT_LOCK (self);
-  self->probe_bps = bps;
-  if (bps == 0) {
-    self->cfg.overhead = 0;
-    if (self->enc)
-      rc_fec_encoder_set_overhead (self->enc, 0);
-    GST_DEBUG_OBJECT (self, "probe stopped: no FEC");
-  } else {
-    self->last_probe_update = GST_CLOCK_TIME_NONE;
-    update_probe_locked (self, rc_avg_window_newest (&self->media_rate.w),
-        TRUE);
-  }
+  if (rc_fec_probe_set_bitrate (&self->probe, bps, self->cfg.overhead, &ovh,
+          &media_bps))
+    apply_probe_locked (self, ovh, media_bps);
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -287,6 +268,7 @@ gst_fec_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   RcFecEncoderStats before, after;
   GstFlowReturn ret;
   GstClockTime now;
+  gdouble ovh, media_bps;
   guint i;
 
   /* The segment is only touched by this streaming thread. */
@@ -326,12 +308,14 @@ gst_fec_enc_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   /* The codec counts the bytes: one meter sample for the media packet and
    * one for all the repair packets it let out. */
   rc_fec_encoder_get_stats (self->enc, &after);
-  rc_rate_meter_add (&self->media_rate, now,
+  rc_fec_probe_add_media (&self->probe, now,
       after.media_bytes - before.media_bytes);
   if (after.fec_bytes != before.fec_bytes)
     rc_rate_meter_add (&self->fec_rate, now,
         after.fec_bytes - before.fec_bytes);
-  update_probe_locked (self, now, FALSE);
+  if (rc_fec_probe_update (&self->probe, now, self->cfg.overhead, &ovh,
+          &media_bps))
+    apply_probe_locked (self, ovh, media_bps);
   GST_OBJECT_UNLOCK (self);
 
   ret = gst_pad_push (self->srcpad, buf);
@@ -449,11 +433,9 @@ start (GstFecEnc * self)
   GST_OBJECT_LOCK (self);
   rc_fec_encoder_free (self->enc);
   self->enc = rc_fec_encoder_new (&self->cfg);
-  rc_rate_meter_clear (&self->media_rate);
+  rc_fec_probe_restart (&self->probe);
   rc_rate_meter_clear (&self->fec_rate);
-  rc_rate_meter_init (&self->media_rate, RATE_SPAN);
   rc_rate_meter_init (&self->fec_rate, RATE_SPAN);
-  self->last_probe_update = GST_CLOCK_TIME_NONE;
   self->checked = FALSE;
   gst_segment_init (&self->segment, GST_FORMAT_TIME);
   GST_OBJECT_UNLOCK (self);
@@ -495,8 +477,8 @@ get_stats (GstFecEnc * self)
     rc_fec_encoder_get_stats (self->enc, &st);
   if (!rc_fec_encoder_geometry (&self->cfg, &L, &D))
     L = D = 0;
-  now = rc_avg_window_newest (&self->media_rate.w);
-  mbps = self->enc ? rc_rate_meter_bps (&self->media_rate, now) : 0;
+  now = rc_avg_window_newest (&self->probe.media.w);
+  mbps = self->enc ? rc_rate_meter_bps (&self->probe.media, now) : 0;
   fbps = self->enc ? rc_rate_meter_bps (&self->fec_rate, now) : 0;
   s = gst_structure_new ("application/x-fecenc-stats",
       "media-packets", G_TYPE_UINT64, st.media_packets,
@@ -509,7 +491,7 @@ get_stats (GstFecEnc * self)
       100.0 * st.fec_bytes / st.media_bytes : 0.0,
       "media-bitrate", G_TYPE_DOUBLE, mbps,
       "fec-bitrate", G_TYPE_DOUBLE, fbps,
-      "probe-bitrate", G_TYPE_UINT, self->probe_bps,
+      "probe-bitrate", G_TYPE_UINT, self->probe.bps,
       "columns", G_TYPE_UINT, L, "rows", G_TYPE_UINT, D, NULL);
   GST_OBJECT_UNLOCK (self);
   return s;
@@ -552,7 +534,8 @@ gst_fec_enc_set_property (GObject * object, guint prop_id,
       break;
     case PROP_OVERHEAD:
       self->cfg.overhead = g_value_get_double (value);
-      self->probe_bps = 0;      /* an explicit overhead ends probe mode */
+      /* An explicit overhead ends probe mode. */
+      rc_fec_probe_stop (&self->probe);
       if (self->enc)
         rc_fec_encoder_set_overhead (self->enc, self->cfg.overhead);
       break;
@@ -614,7 +597,7 @@ gst_fec_enc_finalize (GObject * object)
   GstFecEnc *self = GST_FEC_ENC (object);
 
   rc_fec_encoder_free (self->enc);
-  rc_rate_meter_clear (&self->media_rate);
+  rc_fec_probe_clear (&self->probe);
   rc_rate_meter_clear (&self->fec_rate);
   g_ptr_array_unref (self->out);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -702,9 +685,8 @@ gst_fec_enc_init (GstFecEnc * self)
   self->cfg.D = DEFAULT_ROWS;
   self->cfg.overhead = DEFAULT_OVERHEAD;
   self->cfg.format = DEFAULT_FORMAT;
-  rc_rate_meter_init (&self->media_rate, RATE_SPAN);
+  rc_fec_probe_init (&self->probe);
   rc_rate_meter_init (&self->fec_rate, RATE_SPAN);
-  self->last_probe_update = GST_CLOCK_TIME_NONE;
   gst_segment_init (&self->segment, GST_FORMAT_TIME);
   self->out = g_ptr_array_new ();
 }

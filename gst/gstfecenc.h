@@ -2,8 +2,7 @@
 #define __GST_FEC_ENC_H__
 
 #include <gst/gst.h>
-#include "rc-fec.h"
-#include "rc-window.h"
+#include "rc-fec-enc.h"
 
 G_BEGIN_DECLS
 
@@ -27,14 +26,13 @@ struct _GstFecEnc
   /* properties and codec (object lock) */
   RcFecEncoderConfig cfg;
   gboolean ssrc_set;            /* ssrc property given (else random) */
-  guint probe_bps;              /* > 0: FEC bitrate asked for by event */
   RcFecEncoder *enc;
-  RcRateMeter media_rate, fec_rate;
+  RcFecProbe probe;             /* FEC bitrate asked for by event, media rate */
+  RcRateMeter fec_rate;
   guint8 twcc_ext_id;           /* from caps */
   GstSegment segment;           /* streaming thread only */
-  gboolean checked;
-  GPtrArray *out;               /* scratch: streaming thread only */             /* first packet's PT and SSRC checked */
-  GstClockTime last_probe_update;
+  gboolean checked;             /* first packet's PT and SSRC checked */
+  GPtrArray *out;               /* scratch: streaming thread only */
 };
 
 G_END_DECLS

@@ -1,11 +1,14 @@
-/* FEC codec core (rc-fec): recovery of every lost position in rows,
- * columns and 2-D blocks, wire-format round trips for RFC 8627 and RFC
- * 5109, sequence wrap, and rejection of malformed repair packets. Times are
- * fixed values; no clock. */
+/* FEC codec core (rc-fec-wire, rc-fec-enc, rc-fec-dec): recovery of every
+ * lost position in rows, columns and 2-D blocks, wire-format round trips
+ * for RFC 8627 and RFC 5109, sequence wrap, rejection of malformed repair
+ * packets, and the probe arithmetic (FEC bitrate and media rate to
+ * overhead). Times are fixed values; no clock. */
+#include <math.h>
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/rtp/gstrtpbuffer.h>
-#include "rc-fec.h"
+#include "rc-fec-enc.h"
+#include "rc-fec-dec.h"
 
 #define MS GST_MSECOND
 #define MEDIA_SSRC 0x11223344
@@ -1247,6 +1250,210 @@ GST_START_TEST (test_fuzz_no_crash)
 
 GST_END_TEST;
 
+/* -------------------------------------------------------------- probe */
+
+/* Makes the probe's media meter read exactly `bps` at `t`: the meter
+ * divides the bytes it holds by the time they span, so a zero-byte sample
+ * at t - 1 s and bps / 8 bytes at t give bps over one second. */
+static void
+probe_media_rate (RcFecProbe * p, GstClockTime t, guint bps)
+{
+  rc_fec_probe_add_media (p, t - GST_SECOND, 0);
+  rc_fec_probe_add_media (p, t, bps / 8);
+}
+
+static const struct
+{
+  guint media_bps;
+  guint probe_bps;
+  gdouble overhead;             /* percent */
+} probe_cases[] = {
+  {1000000, 200000, 20.0},
+  {2000000, 100000, 5.0},
+  {800000, 1000, 0.125},
+  {1000000, 999992, 99.9992},
+  {500000, 500000, 100.0},
+  /* clamped at the top: one repair packet per media packet */
+  {400000, 1000000, 100.0},
+  {8000, 4000000, 100.0},
+  /* clamped at the bottom: 0.1 %, never 0 (which would stop FEC) */
+  {8000000, 8000, 0.1},
+  {1000000, 800, 0.1},
+  {4000000, 1, 0.1},
+};
+
+/* A requested bitrate over a media rate gives 100 * bitrate / media
+ * rate percent, clamped to 0.1 .. 100, at once when the request comes;
+ * the same value again is no change. */
+GST_START_TEST (test_probe_overhead_table)
+{
+  RcFecProbe p;
+  gdouble ovh = -2, media = -2;
+  const GstClockTime t = 5 * GST_SECOND;
+
+  rc_fec_probe_init (&p);
+  probe_media_rate (&p, t, probe_cases[__i__].media_bps);
+  fail_unless (rc_fec_probe_set_bitrate (&p, probe_cases[__i__].probe_bps,
+          10.0, &ovh, &media));
+  fail_unless (fabs (media - probe_cases[__i__].media_bps) < 1e-6,
+      "media rate %f", media);
+  fail_unless (fabs (ovh - probe_cases[__i__].overhead) < 1e-9,
+      "case %d: overhead %f, want %f", __i__, ovh,
+      probe_cases[__i__].overhead);
+  fail_unless (fabs (rc_fec_probe_overhead (probe_cases[__i__].probe_bps,
+              probe_cases[__i__].media_bps) - probe_cases[__i__].overhead) <
+      1e-9);
+  fail_unless_equals_int (p.bps, probe_cases[__i__].probe_bps);
+  /* Asked again while that overhead is in force: nothing to change, but
+   * it was derived, so the next comes 100 ms later even if the media rate
+   * moves at once. */
+  fail_if (rc_fec_probe_set_bitrate (&p, probe_cases[__i__].probe_bps, ovh,
+          &ovh, &media));
+  rc_fec_probe_add_media (&p, t + 50 * MS, 1000);
+  fail_if (rc_fec_probe_update (&p, t + 50 * MS, ovh, &ovh, &media));
+  rc_fec_probe_clear (&p);
+}
+
+GST_END_TEST;
+
+/* Media every 10 ms at a rising rate, the overhead asked for at 0.5 s:
+ * it is derived then and every 100 ms after, never in between; each
+ * value is lower than the last as the media rate grows. */
+GST_START_TEST (test_probe_cadence)
+{
+  RcFecProbe p;
+  /* 0 is never derived (the floor is 0.1 %), so the first is a change. */
+  gdouble current = 0.0, ovh, media, last_ovh = 1000;
+  GstClockTime t, want = 500 * MS;
+  guint k, updates = 0;
+
+  rc_fec_probe_init (&p);
+  for (k = 0, t = 0; t <= 2 * GST_SECOND; k++, t += 10 * MS) {
+    gboolean changed;
+
+    rc_fec_probe_add_media (&p, t, 1000 + 10 * k);
+    if (t == 500 * MS)
+      changed = rc_fec_probe_set_bitrate (&p, 100000, current, &ovh, &media);
+    else
+      changed = rc_fec_probe_update (&p, t, current, &ovh, &media);
+    if (t < 500 * MS) {
+      fail_if (changed, "derived at %" GST_TIME_FORMAT " before any request",
+          GST_TIME_ARGS (t));
+      continue;
+    }
+    if (t == want) {
+      fail_unless (changed, "no update at %" GST_TIME_FORMAT,
+          GST_TIME_ARGS (t));
+      fail_unless (fabs (ovh - 100.0 * 100000 / media) < 1e-9);
+      fail_unless (ovh < last_ovh);
+      last_ovh = current = ovh;
+      want += 100 * MS;
+      updates++;
+    } else {
+      fail_if (changed, "update at %" GST_TIME_FORMAT, GST_TIME_ARGS (t));
+    }
+  }
+  /* 0.5 s, then 0.6 .. 2.0 s. */
+  fail_unless_equals_int (updates, 16);
+
+  /* The 100 ms count from the last derivation (2.0 s): 99 ms after it is
+   * too early, 100 ms is due. */
+  t = want - 100 * MS;
+  rc_fec_probe_add_media (&p, t + 99 * MS, 5000);
+  fail_if (rc_fec_probe_update (&p, t + 99 * MS, current, &ovh, NULL));
+  rc_fec_probe_add_media (&p, t + 100 * MS, 5000);
+  fail_unless (rc_fec_probe_update (&p, t + 100 * MS, current, &ovh, NULL));
+  fail_unless_equals_uint64 (p.last_update, t + 100 * MS);
+  rc_fec_probe_clear (&p);
+}
+
+GST_END_TEST;
+
+/* No media measured: a request (or an update) changes nothing, probing
+ * stays on, and the first media derives the overhead at once. Media
+ * that stopped for longer than the meter's second changes nothing
+ * either. */
+GST_START_TEST (test_probe_no_media)
+{
+  RcFecProbe p;
+  gdouble ovh = -2;
+
+  rc_fec_probe_init (&p);
+  fail_if (rc_fec_probe_set_bitrate (&p, 200000, 10.0, &ovh, NULL));
+  fail_unless_equals_int (p.bps, 200000);
+  fail_if (rc_fec_probe_update (&p, 1 * GST_SECOND, 10.0, &ovh, NULL));
+  /* A sample without bytes is no media rate. */
+  rc_fec_probe_add_media (&p, 1 * GST_SECOND, 0);
+  fail_if (rc_fec_probe_update (&p, 1 * GST_SECOND, 10.0, &ovh, NULL));
+  fail_unless_equals_float (ovh, -2);
+  /* Invalid time: nothing to measure at. */
+  fail_if (rc_fec_probe_update (&p, GST_CLOCK_TIME_NONE, 10.0, &ovh, NULL));
+
+  probe_media_rate (&p, 3 * GST_SECOND, 1000000);
+  fail_unless (rc_fec_probe_update (&p, 3 * GST_SECOND, 10.0, &ovh, NULL));
+  fail_unless (fabs (ovh - 20.0) < 1e-9);
+
+  /* Two seconds without media: the meter is empty, the overhead stays. */
+  ovh = -2;
+  fail_if (rc_fec_probe_update (&p, 5 * GST_SECOND, 20.0, &ovh, NULL));
+  fail_unless_equals_float (ovh, -2);
+  rc_fec_probe_clear (&p);
+}
+
+GST_END_TEST;
+
+/* Bitrate 0 ends probing with overhead 0 (no FEC); stop() ends it
+ * leaving the overhead alone; a new request derives at once, even
+ * within 100 ms of the last derivation; restart() forgets the media but
+ * keeps the request. */
+GST_START_TEST (test_probe_end_and_restart)
+{
+  RcFecProbe p;
+  gdouble ovh = -2, media = -2;
+
+  rc_fec_probe_init (&p);
+  probe_media_rate (&p, 2 * GST_SECOND, 1000000);
+  fail_unless (rc_fec_probe_set_bitrate (&p, 300000, 10.0, &ovh, &media));
+  fail_unless (fabs (ovh - 30.0) < 1e-9);
+
+  fail_unless (rc_fec_probe_set_bitrate (&p, 0, 30.0, &ovh, &media));
+  fail_unless_equals_float (ovh, 0.0);
+  fail_unless_equals_float (media, 0.0);
+  fail_unless_equals_int (p.bps, 0);
+  /* Also when FEC is off already: bitrate 0 always says overhead 0. */
+  fail_unless (rc_fec_probe_set_bitrate (&p, 0, 0.0, &ovh, NULL));
+  fail_unless_equals_float (ovh, 0.0);
+  ovh = -2;
+  fail_if (rc_fec_probe_update (&p, 3 * GST_SECOND, 0.0, &ovh, NULL));
+  fail_unless_equals_float (ovh, -2);
+
+  /* 10 ms after the last derivation, a new request is not held back. */
+  probe_media_rate (&p, 4 * GST_SECOND, 1000000);
+  fail_unless (rc_fec_probe_set_bitrate (&p, 500000, 0.0, &ovh, NULL));
+  fail_unless (fabs (ovh - 50.0) < 1e-9);
+  rc_fec_probe_add_media (&p, 4 * GST_SECOND + 10 * MS, 100);
+  fail_unless (rc_fec_probe_set_bitrate (&p, 100000, 50.0, &ovh, NULL));
+  fail_unless_equals_uint64 (p.last_update, 4 * GST_SECOND + 10 * MS);
+
+  rc_fec_probe_stop (&p);
+  fail_unless_equals_int (p.bps, 0);
+  fail_if (rc_fec_probe_update (&p, 5 * GST_SECOND, 50.0, &ovh, NULL));
+
+  /* A request, then a new stream: the request survives, the media and
+   * the cadence do not. */
+  fail_unless (rc_fec_probe_set_bitrate (&p, 200000, 10.0, &ovh, NULL));
+  rc_fec_probe_restart (&p);
+  fail_unless_equals_int (p.bps, 200000);
+  fail_unless_equals_uint64 (p.last_update, GST_CLOCK_TIME_NONE);
+  fail_if (rc_fec_probe_update (&p, 10 * GST_SECOND, 10.0, &ovh, NULL));
+  probe_media_rate (&p, 10 * GST_SECOND, 4000000);
+  fail_unless (rc_fec_probe_update (&p, 10 * GST_SECOND, 10.0, &ovh, NULL));
+  fail_unless (fabs (ovh - 5.0) < 1e-9);
+  rc_fec_probe_clear (&p);
+}
+
+GST_END_TEST;
+
 static Suite *
 fec_suite (void)
 {
@@ -1284,6 +1491,14 @@ fec_suite (void)
   tcase_add_loop_test (tc, test_malformed_rejected, 0,
       G_N_ELEMENTS (bad_cases));
   tcase_add_test (tc, test_fuzz_no_crash);
+
+  tc = tcase_create ("probe");
+  suite_add_tcase (s, tc);
+  tcase_add_loop_test (tc, test_probe_overhead_table, 0,
+      G_N_ELEMENTS (probe_cases));
+  tcase_add_test (tc, test_probe_cadence);
+  tcase_add_test (tc, test_probe_no_media);
+  tcase_add_test (tc, test_probe_end_and_restart);
   return s;
 }
 
