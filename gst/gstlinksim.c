@@ -10,7 +10,8 @@
  * Every `sink_N` pad is one flow; what enters it leaves on `src_N` (created
  * together with `sink_N`, and the other way round) at the time the link
  * model says. All flows share one FIFO queue, drained at the link capacity
- * (bit/s of buffer bytes, plus #GstLinkSim:overhead bytes per packet). A
+ * (bit/s of buffer bytes, plus #GstLinkSim:overhead bytes per packet: by
+ * default 28, the IPv4 + UDP headers a UDP payload has on the wire). A
  * packet that does not fit the queue (#GstLinkSim:queue-limit-bytes, or
  * #GstLinkSim:queue-limit-ms at the current capacity) is dropped at the
  * tail. After the queue a packet may be lost (Bernoulli or Gilbert-Elliott)
@@ -71,6 +72,10 @@
  * packet's own serialization); and `flows`, an array with one structure
  * per flow with `pad` (sink_N), `id` (N), `delay-ms` and the same counters.
  * docs/linksim.md has the model, every property and the seed 000 profiles.
+ *
+ * The link's properties are the rows of the link key table
+ * (rc-link-keys.h), which rcsim's scenario files read too: a [link] key is
+ * the property of the same name, unit, range and default.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -79,37 +84,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gstlinksim.h"
+#include "rc-link-keys.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_link_sim_debug);
 #define GST_CAT_DEFAULT gst_link_sim_debug
 
+/* The link model's properties are the rows of the link key table
+ * (rc-link-keys.h): property PROP_LINK + i is row i, and the table gives
+ * its name, type, range, default, blurb and mutability. */
 enum
 {
   PROP_0,
-  PROP_CAPACITY,
-  PROP_SCHEDULE,
-  PROP_TRACE_FILE,
-  PROP_QUEUE_LIMIT_MS,
-  PROP_QUEUE_LIMIT_BYTES,
-  PROP_DELAY,
-  PROP_OVERHEAD,
   PROP_TIMESTAMP,
-  PROP_NOISE_DISTRIBUTION,
-  PROP_NOISE_MEAN,
-  PROP_NOISE_STDDEV,
-  PROP_NOISE_MAX,
-  PROP_NOISE_SHAPE,
-  PROP_NOISE_CORRELATION,
-  PROP_NOISE_INTERVAL,
-  PROP_LOSS_MODEL,
-  PROP_LOSS_RATE,
-  PROP_GE_P,
-  PROP_GE_R,
-  PROP_GE_LOSS_GOOD,
-  PROP_GE_LOSS_BAD,
-  PROP_SEED,
   PROP_STATS,
+  PROP_LINK,
 };
+
+#define LINK_KEY(prop_id) ((RcLinkKeyId) ((prop_id) - PROP_LINK))
 
 enum
 {
@@ -117,22 +108,9 @@ enum
   PROP_PAD_DELAY,
 };
 
-/* rc_link_config_init(): 1 Mbit/s, a 300 ms queue (RFC 8867 sec. 5), no
- * noise, no loss, Pareto shape 2.5, Gilbert-Elliott r = 1, loss-bad = 1. */
-#define DEFAULT_CAPACITY 1000000
-#define DEFAULT_QUEUE_LIMIT_MS 300
-#define DEFAULT_QUEUE_LIMIT_BYTES 0
-#define DEFAULT_DELAY 0
-#define DEFAULT_OVERHEAD 0
+/* The link's defaults are the table's (rc_link_config_init). */
 #define DEFAULT_TIMESTAMP TRUE
-#define DEFAULT_NOISE_DISTRIBUTION RC_NOISE_NONE
-#define DEFAULT_NOISE_SHAPE 2.5
-#define DEFAULT_SEED 0
 #define DEFAULT_PAD_DELAY -1
-
-/* Bounds that only keep arithmetic sane; nothing real comes near. */
-#define MAX_TIME_PROP (3600 * GST_SECOND)
-#define MAX_QUEUE_LIMIT_MS (3600 * 1000)
 
 struct _GstLinkSimFlow
 {
@@ -171,23 +149,15 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink_%u",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src_%u",
     GST_PAD_SRC, GST_PAD_REQUEST, GST_STATIC_CAPS_ANY);
 
+/* The enum properties' values are their table rows' `values`. */
 GType
 gst_link_sim_noise_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {RC_NOISE_NONE, "No delay noise", "none"},
-    {RC_NOISE_UNIFORM, "Uniform in [0, 2 x noise-mean]", "uniform"},
-    {RC_NOISE_EXPONENTIAL, "Exponential with mean noise-mean",
-        "exponential"},
-    {RC_NOISE_PARETO, "Pareto type II (Lomax, starts at 0), shape "
-          "noise-shape, mean noise-mean", "pareto"},
-    {RC_NOISE_NORMAL, "Normal (noise-mean, noise-stddev) truncated at 0",
-        "normal"},
-    {0, NULL, NULL},
-  };
+
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstLinkSimNoise", values);
+    GType t = g_enum_register_static ("GstLinkSimNoise",
+        rc_link_keys[RC_LINK_KEY_NOISE_DISTRIBUTION].values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -197,16 +167,10 @@ GType
 gst_link_sim_loss_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {RC_LOSS_NONE, "No random loss", "none"},
-    {RC_LOSS_BERNOULLI, "Each packet lost with probability loss-rate",
-        "bernoulli"},
-    {RC_LOSS_GILBERT_ELLIOTT, "Gilbert-Elliott two-state chain per packet "
-          "(ge-p, ge-r, ge-loss-good, ge-loss-bad)", "gilbert-elliott"},
-    {0, NULL, NULL},
-  };
+
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstLinkSimLoss", values);
+    GType t = g_enum_register_static ("GstLinkSimLoss",
+        rc_link_keys[RC_LINK_KEY_LOSS_MODEL].values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -280,7 +244,7 @@ flow_delay_locked (GstLinkSim * self, GstLinkSimFlow * f)
     d = GST_LINK_SIM_PAD (f->sinkpad)->delay;
     GST_OBJECT_UNLOCK (f->sinkpad);
   }
-  return d >= 0 ? (GstClockTime) d : self->delay;
+  return d >= 0 ? (GstClockTime) d : self->settings.delay;
 }
 
 /* Gives the flow a place in the running link. Object lock held. */
@@ -531,7 +495,7 @@ gst_link_sim_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     /* Beyond RC_LINK_MAX_FLOWS: warned at the pad's creation. */
   } else {
     now = now_locked (self);
-    size = gst_buffer_get_size (buf) + self->overhead;
+    size = gst_buffer_get_size (buf) + self->settings.overhead;
     if (rc_link_enqueue (self->link, f->core, (guint) MIN (size, G_MAXUINT),
             buf, now)) {
       f->accepted++;
@@ -625,6 +589,7 @@ gst_link_sim_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstLinkSim *self = GST_LINK_SIM (parent);
   GstLinkSimFlow *f = gst_pad_get_element_private (pad);
+  const RcLinkConfig *s = &self->settings;
   gboolean ret = gst_pad_query_default (pad, parent, query);
 
   if (ret && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
@@ -636,17 +601,17 @@ gst_link_sim_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
     d = flow_delay_locked (self, f);
     /* The longest a packet can take: delay, a full queue, the noise cap
      * (unbounded without a cap or a queue limit). */
-    qmax = self->queue_limit_bytes > 0 ?
-        gst_util_uint64_scale (self->queue_limit_bytes, 8 * GST_SECOND,
-        MAX (self->capacity, 1)) : self->queue_limit_ms * GST_MSECOND;
+    qmax = s->queue_limit_bytes > 0 ?
+        gst_util_uint64_scale (s->queue_limit_bytes, 8 * GST_SECOND,
+        MAX (s->capacity_bps, 1)) : s->queue_limit_time;
     if (GST_CLOCK_TIME_IS_VALID (max)) {
-      if ((self->queue_limit_ms == 0 && self->queue_limit_bytes == 0) ||
+      if ((s->queue_limit_time == 0 && s->queue_limit_bytes == 0) ||
           self->schedule || self->trace_file ||
-          (self->noise.dist != RC_NOISE_NONE && self->noise.max == 0))
+          (s->noise.dist != RC_NOISE_NONE && s->noise.max == 0))
         max = GST_CLOCK_TIME_NONE;
       else
-        max += d + qmax + (self->noise.dist != RC_NOISE_NONE ?
-            self->noise.max : 0);
+        max += d + qmax + (s->noise.dist != RC_NOISE_NONE ?
+            s->noise.max : 0);
     }
     GST_OBJECT_UNLOCK (self);
     min += d;
@@ -808,14 +773,8 @@ start (GstLinkSim * self)
   RcLink *link;
   guint i;
 
-  rc_link_config_init (&cfg);
   GST_OBJECT_LOCK (self);
-  cfg.capacity_bps = self->capacity;
-  cfg.queue_limit_bytes = self->queue_limit_bytes;
-  cfg.queue_limit_time = self->queue_limit_ms * GST_MSECOND;
-  cfg.noise = self->noise;
-  cfg.loss = self->loss;
-  cfg.seed = self->seed;
+  cfg = self->settings;
   schedule = g_strdup (self->schedule);
   trace_file = g_strdup (self->trace_file);
   GST_OBJECT_UNLOCK (self);
@@ -825,20 +784,17 @@ start (GstLinkSim * self)
         ("Both schedule and trace-file are set; use one."), (NULL));
     goto fail;
   }
-  if (trace_file) {
-    if (!rc_link_load_trace (trace_file, &cfg.trace_ms, &cfg.n_trace, &err)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, READ,
-          ("Bad trace-file: %s", err->message), (NULL));
-      goto fail;
-    }
-    cfg.mode = RC_CAPACITY_TRACE;
-  } else if (schedule) {
-    if (!rc_link_parse_schedule (schedule, &cfg.steps, &cfg.n_steps, &err)) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("Bad schedule \"%s\": %s", schedule, err->message), (NULL));
-      goto fail;
-    }
-    cfg.mode = RC_CAPACITY_SCHEDULE;
+  if (trace_file && !rc_link_key_parse (&rc_link_keys
+          [RC_LINK_KEY_TRACE_FILE], trace_file, &cfg, &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ,
+        ("Bad trace-file: %s", err->message), (NULL));
+    goto fail;
+  }
+  if (schedule && !rc_link_key_parse (&rc_link_keys[RC_LINK_KEY_SCHEDULE],
+          schedule, &cfg, &err)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Bad schedule \"%s\": %s", schedule, err->message), (NULL));
+    goto fail;
   }
   if (!rc_link_config_validate (&cfg, &err)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
@@ -1018,7 +974,7 @@ get_stats (GstLinkSim * self)
     qdelay = rc_link_queue_delay (self->link, now);
     rc_link_get_total_stats (self->link, &total);
   } else {
-    capacity = self->capacity;
+    capacity = self->settings.capacity_bps;
   }
   sorted = g_ptr_array_sized_new (self->flows->len);
   for (i = 0; i < self->flows->len; i++)
@@ -1055,12 +1011,13 @@ get_stats (GstLinkSim * self)
   return s;
 }
 
-/* A model property changed while running: hand it to the link. Object lock
+/* A link property changed while running: hand it to the link. Object lock
  * held; returns an error message to post (caller frees) if the new
  * combination is invalid and was not applied. */
 static gchar *
-apply_running_locked (GstLinkSim * self, guint prop_id)
+apply_running_locked (GstLinkSim * self, RcLinkKeyId key)
 {
+  const RcLinkConfig *s = &self->settings;
   GError *err = NULL;
   gchar *msg = NULL;
   GstClockTime now;
@@ -1069,18 +1026,18 @@ apply_running_locked (GstLinkSim * self, guint prop_id)
   if (!self->link)
     return NULL;
   now = now_locked (self);
-  switch (prop_id) {
-    case PROP_CAPACITY:
+  switch (key) {
+    case RC_LINK_KEY_CAPACITY:
       GST_DEBUG_OBJECT (self, "capacity now %" G_GUINT64_FORMAT " bit/s",
-          self->capacity);
-      rc_link_set_capacity (self->link, self->capacity, now);
+          s->capacity_bps);
+      rc_link_set_capacity (self->link, s->capacity_bps, now);
       break;
-    case PROP_QUEUE_LIMIT_MS:
-    case PROP_QUEUE_LIMIT_BYTES:
-      rc_link_set_queue_limit (self->link, self->queue_limit_bytes,
-          self->queue_limit_ms * GST_MSECOND);
+    case RC_LINK_KEY_QUEUE_LIMIT_MS:
+    case RC_LINK_KEY_QUEUE_LIMIT_BYTES:
+      rc_link_set_queue_limit (self->link, s->queue_limit_bytes,
+          s->queue_limit_time);
       break;
-    case PROP_DELAY:
+    case RC_LINK_KEY_DELAY:
       for (i = 0; i < self->flows->len; i++) {
         GstLinkSimFlow *f = g_ptr_array_index (self->flows, i);
         if (f->core != G_MAXUINT)
@@ -1088,26 +1045,27 @@ apply_running_locked (GstLinkSim * self, guint prop_id)
               flow_delay_locked (self, f));
       }
       break;
-    case PROP_NOISE_DISTRIBUTION:
-    case PROP_NOISE_MEAN:
-    case PROP_NOISE_STDDEV:
-    case PROP_NOISE_MAX:
-    case PROP_NOISE_SHAPE:
-    case PROP_NOISE_CORRELATION:
-    case PROP_NOISE_INTERVAL:
-      if (rc_link_noise_validate (&self->noise, &err))
-        rc_link_set_noise (self->link, &self->noise);
+    case RC_LINK_KEY_NOISE_DISTRIBUTION:
+    case RC_LINK_KEY_NOISE_MEAN:
+    case RC_LINK_KEY_NOISE_STDDEV:
+    case RC_LINK_KEY_NOISE_MAX:
+    case RC_LINK_KEY_NOISE_SHAPE:
+    case RC_LINK_KEY_NOISE_CORRELATION:
+    case RC_LINK_KEY_NOISE_INTERVAL:
+      if (rc_link_noise_validate (&s->noise, &err))
+        rc_link_set_noise (self->link, &s->noise);
       break;
-    case PROP_LOSS_MODEL:
-    case PROP_LOSS_RATE:
-    case PROP_GE_P:
-    case PROP_GE_R:
-    case PROP_GE_LOSS_GOOD:
-    case PROP_GE_LOSS_BAD:
-      if (rc_link_loss_validate (&self->loss, &err))
-        rc_link_set_loss (self->link, &self->loss);
+    case RC_LINK_KEY_LOSS_MODEL:
+    case RC_LINK_KEY_LOSS_RATE:
+    case RC_LINK_KEY_GE_P:
+    case RC_LINK_KEY_GE_R:
+    case RC_LINK_KEY_GE_LOSS_GOOD:
+    case RC_LINK_KEY_GE_LOSS_BAD:
+      if (rc_link_loss_validate (&s->loss, &err))
+        rc_link_set_loss (self->link, &s->loss);
       break;
     default:
+      /* overhead: read per packet; the rest only in NULL or READY. */
       return NULL;
   }
   if (err) {
@@ -1118,12 +1076,22 @@ apply_running_locked (GstLinkSim * self, guint prop_id)
   return msg;
 }
 
+/* An empty string is no string. */
+static void
+set_text (gchar ** text, const GValue * value)
+{
+  g_free (*text);
+  *text = g_value_dup_string (value);
+  if (*text && !**text)
+    g_clear_pointer (text, g_free);
+}
+
 static void
 gst_link_sim_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstLinkSim *self = GST_LINK_SIM (object);
-  gchar *bad;
+  gchar *bad = NULL;
 
   GST_OBJECT_LOCK (self);
   if ((pspec->flags & GST_PARAM_MUTABLE_READY) &&
@@ -1133,84 +1101,19 @@ gst_link_sim_set_property (GObject * object, guint prop_id,
         "NULL or READY state; ignored", pspec->name);
     return;
   }
-  switch (prop_id) {
-    case PROP_CAPACITY:
-      self->capacity = g_value_get_uint64 (value);
-      break;
-    case PROP_SCHEDULE:
-      g_free (self->schedule);
-      self->schedule = g_value_dup_string (value);
-      if (self->schedule && !*self->schedule)
-        g_clear_pointer (&self->schedule, g_free);
-      break;
-    case PROP_TRACE_FILE:
-      g_free (self->trace_file);
-      self->trace_file = g_value_dup_string (value);
-      if (self->trace_file && !*self->trace_file)
-        g_clear_pointer (&self->trace_file, g_free);
-      break;
-    case PROP_QUEUE_LIMIT_MS:
-      self->queue_limit_ms = g_value_get_uint (value);
-      break;
-    case PROP_QUEUE_LIMIT_BYTES:
-      self->queue_limit_bytes = g_value_get_uint64 (value);
-      break;
-    case PROP_DELAY:
-      self->delay = g_value_get_uint64 (value);
-      break;
-    case PROP_OVERHEAD:
-      self->overhead = g_value_get_uint (value);
-      break;
-    case PROP_TIMESTAMP:
-      self->timestamp = g_value_get_boolean (value);
-      break;
-    case PROP_NOISE_DISTRIBUTION:
-      self->noise.dist = g_value_get_enum (value);
-      break;
-    case PROP_NOISE_MEAN:
-      self->noise.mean = g_value_get_uint64 (value);
-      break;
-    case PROP_NOISE_STDDEV:
-      self->noise.stddev = g_value_get_uint64 (value);
-      break;
-    case PROP_NOISE_MAX:
-      self->noise.max = g_value_get_uint64 (value);
-      break;
-    case PROP_NOISE_SHAPE:
-      self->noise.pareto_shape = g_value_get_double (value);
-      break;
-    case PROP_NOISE_CORRELATION:
-      self->noise.correlation = g_value_get_double (value);
-      break;
-    case PROP_NOISE_INTERVAL:
-      self->noise.interval = g_value_get_uint64 (value);
-      break;
-    case PROP_LOSS_MODEL:
-      self->loss.kind = g_value_get_enum (value);
-      break;
-    case PROP_LOSS_RATE:
-      self->loss.rate = g_value_get_double (value);
-      break;
-    case PROP_GE_P:
-      self->loss.p = g_value_get_double (value);
-      break;
-    case PROP_GE_R:
-      self->loss.r = g_value_get_double (value);
-      break;
-    case PROP_GE_LOSS_GOOD:
-      self->loss.loss_good = g_value_get_double (value);
-      break;
-    case PROP_GE_LOSS_BAD:
-      self->loss.loss_bad = g_value_get_double (value);
-      break;
-    case PROP_SEED:
-      self->seed = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
+  if (prop_id == PROP_TIMESTAMP) {
+    self->timestamp = g_value_get_boolean (value);
+  } else if (prop_id == PROP_LINK + RC_LINK_KEY_SCHEDULE) {
+    set_text (&self->schedule, value);
+  } else if (prop_id == PROP_LINK + RC_LINK_KEY_TRACE_FILE) {
+    set_text (&self->trace_file, value);
+  } else if (prop_id >= PROP_LINK && prop_id < PROP_LINK + RC_LINK_N_KEYS) {
+    rc_link_key_set_value (&rc_link_keys[LINK_KEY (prop_id)],
+        &self->settings, value);
+    bad = apply_running_locked (self, LINK_KEY (prop_id));
+  } else {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
-  bad = apply_running_locked (self, prop_id);
   GST_OBJECT_UNLOCK (self);
   if (bad) {
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
@@ -1231,77 +1134,17 @@ gst_link_sim_get_property (GObject * object, guint prop_id,
   }
 
   GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_CAPACITY:
-      g_value_set_uint64 (value, self->capacity);
-      break;
-    case PROP_SCHEDULE:
-      g_value_set_string (value, self->schedule);
-      break;
-    case PROP_TRACE_FILE:
-      g_value_set_string (value, self->trace_file);
-      break;
-    case PROP_QUEUE_LIMIT_MS:
-      g_value_set_uint (value, self->queue_limit_ms);
-      break;
-    case PROP_QUEUE_LIMIT_BYTES:
-      g_value_set_uint64 (value, self->queue_limit_bytes);
-      break;
-    case PROP_DELAY:
-      g_value_set_uint64 (value, self->delay);
-      break;
-    case PROP_OVERHEAD:
-      g_value_set_uint (value, self->overhead);
-      break;
-    case PROP_TIMESTAMP:
-      g_value_set_boolean (value, self->timestamp);
-      break;
-    case PROP_NOISE_DISTRIBUTION:
-      g_value_set_enum (value, self->noise.dist);
-      break;
-    case PROP_NOISE_MEAN:
-      g_value_set_uint64 (value, self->noise.mean);
-      break;
-    case PROP_NOISE_STDDEV:
-      g_value_set_uint64 (value, self->noise.stddev);
-      break;
-    case PROP_NOISE_MAX:
-      g_value_set_uint64 (value, self->noise.max);
-      break;
-    case PROP_NOISE_SHAPE:
-      g_value_set_double (value, self->noise.pareto_shape);
-      break;
-    case PROP_NOISE_CORRELATION:
-      g_value_set_double (value, self->noise.correlation);
-      break;
-    case PROP_NOISE_INTERVAL:
-      g_value_set_uint64 (value, self->noise.interval);
-      break;
-    case PROP_LOSS_MODEL:
-      g_value_set_enum (value, self->loss.kind);
-      break;
-    case PROP_LOSS_RATE:
-      g_value_set_double (value, self->loss.rate);
-      break;
-    case PROP_GE_P:
-      g_value_set_double (value, self->loss.p);
-      break;
-    case PROP_GE_R:
-      g_value_set_double (value, self->loss.r);
-      break;
-    case PROP_GE_LOSS_GOOD:
-      g_value_set_double (value, self->loss.loss_good);
-      break;
-    case PROP_GE_LOSS_BAD:
-      g_value_set_double (value, self->loss.loss_bad);
-      break;
-    case PROP_SEED:
-      g_value_set_uint (value, self->seed);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  if (prop_id == PROP_TIMESTAMP)
+    g_value_set_boolean (value, self->timestamp);
+  else if (prop_id == PROP_LINK + RC_LINK_KEY_SCHEDULE)
+    g_value_set_string (value, self->schedule);
+  else if (prop_id == PROP_LINK + RC_LINK_KEY_TRACE_FILE)
+    g_value_set_string (value, self->trace_file);
+  else if (prop_id >= PROP_LINK && prop_id < PROP_LINK + RC_LINK_N_KEYS)
+    rc_link_key_get_value (&rc_link_keys[LINK_KEY (prop_id)],
+        &self->settings, value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -1369,7 +1212,7 @@ gst_link_sim_pad_class_init (GstLinkSimPadClass * klass)
   g_object_class_install_property (gobject_class, PROP_PAD_DELAY,
       g_param_spec_int64 ("delay", "Delay",
           "This flow's one-way propagation delay (ns); -1: the element's "
-          "delay", -1, MAX_TIME_PROP, DEFAULT_PAD_DELAY,
+          "delay", -1, rc_link_keys[RC_LINK_KEY_DELAY].max, DEFAULT_PAD_DELAY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 }
@@ -1437,14 +1280,41 @@ gst_link_sim_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The property of a row of the link key table. */
+static GParamSpec *
+link_key_param_spec (const RcLinkKey * k)
+{
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      (k->flags & RC_LINK_KEY_LIVE ? GST_PARAM_MUTABLE_PLAYING :
+      GST_PARAM_MUTABLE_READY);
+
+  switch (k->type) {
+    case RC_LINK_TYPE_UINT:
+      return g_param_spec_uint (k->name, k->nick, k->blurb, k->min, k->max,
+          k->def, flags);
+    case RC_LINK_TYPE_UINT64:
+      return g_param_spec_uint64 (k->name, k->nick, k->blurb, k->min, k->max,
+          k->def, flags);
+    case RC_LINK_TYPE_DOUBLE:
+      return g_param_spec_double (k->name, k->nick, k->blurb, k->dmin,
+          k->dmax, k->ddef, flags);
+    case RC_LINK_TYPE_ENUM:
+      return g_param_spec_enum (k->name, k->nick, k->blurb,
+          k == &rc_link_keys[RC_LINK_KEY_LOSS_MODEL] ?
+          GST_TYPE_LINK_SIM_LOSS : GST_TYPE_LINK_SIM_NOISE, k->def, flags);
+    case RC_LINK_TYPE_STRING:
+      return g_param_spec_string (k->name, k->nick, k->blurb, NULL, flags);
+  }
+  g_return_val_if_reached (NULL);
+}
+
 static void
 gst_link_sim_class_init (GstLinkSimClass * klass)
 {
   GObjectClass *gobject_class = (GObjectClass *) klass;
   GstElementClass *element_class = (GstElementClass *) klass;
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
-  const GParamFlags live = rw | GST_PARAM_MUTABLE_PLAYING;
-  const GParamFlags ready = rw | GST_PARAM_MUTABLE_READY;
+  guint i;
 
   gobject_class->set_property = gst_link_sim_set_property;
   gobject_class->get_property = gst_link_sim_get_property;
@@ -1453,101 +1323,16 @@ gst_link_sim_class_init (GstLinkSimClass * klass)
   element_class->request_new_pad = gst_link_sim_request_new_pad;
   element_class->release_pad = gst_link_sim_release_pad;
 
-  g_object_class_install_property (gobject_class, PROP_CAPACITY,
-      g_param_spec_uint64 ("capacity", "Capacity",
-          "Link rate (bit/s of buffer bytes plus overhead). With a schedule: "
-          "the rate before its first step. Set while playing: the link "
-          "switches to this constant rate from then on", 1, G_MAXUINT64,
-          DEFAULT_CAPACITY, live));
-  g_object_class_install_property (gobject_class, PROP_SCHEDULE,
-      g_param_spec_string ("schedule", "Capacity schedule",
-          "Piecewise-constant capacity, \"SECONDS:BITRATE,...\" in time "
-          "order, e.g. \"0:1000000,40:2500000\" (running time)", NULL,
-          ready));
-  g_object_class_install_property (gobject_class, PROP_TRACE_FILE,
-      g_param_spec_string ("trace-file", "Trace file",
-          "Mahimahi trace: one line per 1500-byte delivery opportunity, in "
-          "ms, non-decreasing; it loops with period = the last line", NULL,
-          ready));
-  g_object_class_install_property (gobject_class, PROP_QUEUE_LIMIT_MS,
-      g_param_spec_uint ("queue-limit-ms", "Queue limit (ms)",
-          "Tail-drop limit as time to drain at the current capacity (ms); "
-          "0: none. Ignored when queue-limit-bytes is set", 0,
-          MAX_QUEUE_LIMIT_MS, DEFAULT_QUEUE_LIMIT_MS, live));
-  g_object_class_install_property (gobject_class, PROP_QUEUE_LIMIT_BYTES,
-      g_param_spec_uint64 ("queue-limit-bytes", "Queue limit (bytes)",
-          "Tail-drop limit in bytes; 0: use queue-limit-ms", 0, G_MAXUINT64,
-          DEFAULT_QUEUE_LIMIT_BYTES, live));
-  g_object_class_install_property (gobject_class, PROP_DELAY,
-      g_param_spec_uint64 ("delay", "Delay",
-          "One-way propagation delay of every flow whose pad does not set "
-          "its own (ns)", 0, MAX_TIME_PROP, DEFAULT_DELAY, live));
-  g_object_class_install_property (gobject_class, PROP_OVERHEAD,
-      g_param_spec_uint ("overhead", "Per-packet overhead",
-          "Bytes added to each buffer's size on the link, e.g. 28 for "
-          "IPv4 + UDP headers, 48 for IPv6 + UDP", 0, 65535,
-          DEFAULT_OVERHEAD, live));
+  for (i = 0; i < RC_LINK_N_KEYS; i++)
+    g_object_class_install_property (gobject_class, PROP_LINK + i,
+        link_key_param_spec (&rc_link_keys[i]));
   g_object_class_install_property (gobject_class, PROP_TIMESTAMP,
       g_param_spec_boolean ("timestamp", "Timestamp arrivals",
           "Set each packet's PTS and DTS to its arrival running time, as "
           "udpsrc does at a receiver, so an rtpbin or jitterbuffer right "
           "after linksim sees the emulated arrival times. FALSE: buffers "
-          "leave untouched (no copy)", DEFAULT_TIMESTAMP, live));
-  g_object_class_install_property (gobject_class, PROP_NOISE_DISTRIBUTION,
-      g_param_spec_enum ("noise-distribution", "Noise distribution",
-          "Distribution of the extra delay after the queue",
-          GST_TYPE_LINK_SIM_NOISE, DEFAULT_NOISE_DISTRIBUTION, live));
-  g_object_class_install_property (gobject_class, PROP_NOISE_MEAN,
-      g_param_spec_uint64 ("noise-mean", "Noise mean",
-          "Mean of the delay noise (ns)", 0, MAX_TIME_PROP, 0, live));
-  g_object_class_install_property (gobject_class, PROP_NOISE_STDDEV,
-      g_param_spec_uint64 ("noise-stddev", "Noise standard deviation",
-          "Standard deviation of the normal delay noise (ns)", 0,
-          MAX_TIME_PROP, 0, live));
-  g_object_class_install_property (gobject_class, PROP_NOISE_MAX,
-      g_param_spec_uint64 ("noise-max", "Noise cap",
-          "Cap on one noise sample (ns); 0: none", 0, MAX_TIME_PROP, 0,
-          live));
-  g_object_class_install_property (gobject_class, PROP_NOISE_SHAPE,
-      g_param_spec_double ("noise-shape", "Pareto shape",
-          "Shape of the Pareto noise; must be above 1 (finite mean), "
-          "smaller is heavier-tailed", 0.0, 1000.0, DEFAULT_NOISE_SHAPE,
-          live));
-  g_object_class_install_property (gobject_class, PROP_NOISE_CORRELATION,
-      g_param_spec_double ("noise-correlation", "Noise correlation",
-          "AR(1) weight of the previous noise value, 0..1 (keeps the mean)",
-          0.0, 1.0, 0.0, live));
-  g_object_class_install_property (gobject_class, PROP_NOISE_INTERVAL,
-      g_param_spec_uint64 ("noise-interval", "Noise interval",
-          "0: a new noise sample per packet; > 0: one per this much time "
-          "(ns), shared by the packets in it, so the delay statistics do "
-          "not depend on the packet rate", 0, MAX_TIME_PROP, 0, live));
-  g_object_class_install_property (gobject_class, PROP_LOSS_MODEL,
-      g_param_spec_enum ("loss-model", "Loss model",
-          "Random loss after the queue (the packet used the link)",
-          GST_TYPE_LINK_SIM_LOSS, RC_LOSS_NONE, live));
-  g_object_class_install_property (gobject_class, PROP_LOSS_RATE,
-      g_param_spec_double ("loss-rate", "Loss rate",
-          "Bernoulli loss probability", 0.0, 1.0, 0.0, live));
-  g_object_class_install_property (gobject_class, PROP_GE_P,
-      g_param_spec_double ("ge-p", "Gilbert-Elliott p",
-          "Probability per packet of going from the good to the bad state",
-          0.0, 1.0, 0.0, live));
-  g_object_class_install_property (gobject_class, PROP_GE_R,
-      g_param_spec_double ("ge-r", "Gilbert-Elliott r",
-          "Probability per packet of going from the bad to the good state "
-          "(mean bad run: 1/r packets)", 0.0, 1.0, 1.0, live));
-  g_object_class_install_property (gobject_class, PROP_GE_LOSS_GOOD,
-      g_param_spec_double ("ge-loss-good", "Gilbert-Elliott loss (good)",
-          "Loss probability in the good state", 0.0, 1.0, 0.0, live));
-  g_object_class_install_property (gobject_class, PROP_GE_LOSS_BAD,
-      g_param_spec_double ("ge-loss-bad", "Gilbert-Elliott loss (bad)",
-          "Loss probability in the bad state", 0.0, 1.0, 1.0, live));
-  g_object_class_install_property (gobject_class, PROP_SEED,
-      g_param_spec_uint ("seed", "Seed",
-          "Seed of the link's random generator (noise and loss): the same "
-          "seed and input give the same output", 0, G_MAXUINT32,
-          DEFAULT_SEED, ready));
+          "leave untouched (no copy)", DEFAULT_TIMESTAMP,
+          rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "Link and per-flow counters (see the element docs for the "
@@ -1570,19 +1355,8 @@ gst_link_sim_class_init (GstLinkSimClass * klass)
 static void
 gst_link_sim_init (GstLinkSim * self)
 {
-  RcLinkConfig def;
-
-  rc_link_config_init (&def);
-  self->capacity = DEFAULT_CAPACITY;
-  self->queue_limit_ms = DEFAULT_QUEUE_LIMIT_MS;
-  self->queue_limit_bytes = DEFAULT_QUEUE_LIMIT_BYTES;
-  self->delay = DEFAULT_DELAY;
-  self->overhead = DEFAULT_OVERHEAD;
+  rc_link_config_init (&self->settings);
   self->timestamp = DEFAULT_TIMESTAMP;
-  self->noise = def.noise;
-  self->noise.pareto_shape = DEFAULT_NOISE_SHAPE;
-  self->loss = def.loss;
-  self->seed = DEFAULT_SEED;
 
   self->flows = g_ptr_array_new_with_free_func ((GDestroyNotify) flow_unref);
   self->wait_time = GST_CLOCK_TIME_NONE;

@@ -32,17 +32,12 @@ struct _GstLinkSim
   GstElement parent;
 
   /* properties (object lock) */
-  guint64 capacity;
+  RcLinkConfig settings;        /* the link key table's properties except
+                                 * the two strings (never owns steps or a
+                                 * trace) */
   gchar *schedule;
   gchar *trace_file;
-  guint queue_limit_ms;
-  guint64 queue_limit_bytes;
-  GstClockTime delay;
-  guint overhead;
   gboolean timestamp;
-  RcDelayNoise noise;
-  RcLossModel loss;
-  guint seed;
 
   /* running state (object lock) */
   RcLink *link;

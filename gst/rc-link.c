@@ -330,23 +330,6 @@ fifo_pop (PktFifo * f)
 /* ------------------------------------------------------------ config */
 
 void
-rc_link_config_init (RcLinkConfig * cfg)
-{
-  memset (cfg, 0, sizeof (*cfg));
-  cfg->mode = RC_CAPACITY_CONSTANT;
-  cfg->capacity_bps = 1000000;
-  /* RFC 8867 sec. 5: a bottleneck queue of 300 ms. */
-  cfg->queue_limit_time = 300 * GST_MSECOND;
-  cfg->noise.dist = RC_NOISE_NONE;
-  /* Fits seed 000's 4G profile (see the top of this file). */
-  cfg->noise.pareto_shape = 2.5;
-  cfg->loss.kind = RC_LOSS_NONE;
-  /* Gilbert's original channel: the bad state loses everything. */
-  cfg->loss.r = 1.0;
-  cfg->loss.loss_bad = 1.0;
-}
-
-void
 rc_link_config_clear (RcLinkConfig * cfg)
 {
   g_clear_pointer (&cfg->steps, g_free);
@@ -1220,57 +1203,4 @@ rc_link_load_trace (const gchar * path, guint32 ** trace_ms,
     g_error_free (err);
   }
   return ok;
-}
-
-static const gchar *noise_names[] = {
-  "none", "uniform", "exponential", "pareto", "normal",
-};
-
-const gchar *
-rc_noise_dist_to_string (RcNoiseDist d)
-{
-  return (guint) d < G_N_ELEMENTS (noise_names) ? noise_names[d] : "unknown";
-}
-
-gboolean
-rc_noise_dist_from_string (const gchar * s, RcNoiseDist * out)
-{
-  guint i;
-
-  for (i = 0; s && i < G_N_ELEMENTS (noise_names); i++) {
-    if (g_ascii_strcasecmp (s, noise_names[i]) == 0) {
-      *out = (RcNoiseDist) i;
-      return TRUE;
-    }
-  }
-  return FALSE;
-}
-
-static const gchar *loss_names[] = {
-  "none", "bernoulli", "gilbert-elliott",
-};
-
-const gchar *
-rc_loss_kind_to_string (RcLossKind k)
-{
-  return (guint) k < G_N_ELEMENTS (loss_names) ? loss_names[k] : "unknown";
-}
-
-gboolean
-rc_loss_kind_from_string (const gchar * s, RcLossKind * out)
-{
-  guint i;
-
-  for (i = 0; s && i < G_N_ELEMENTS (loss_names); i++) {
-    if (g_ascii_strcasecmp (s, loss_names[i]) == 0) {
-      *out = (RcLossKind) i;
-      return TRUE;
-    }
-  }
-  if (s && (g_ascii_strcasecmp (s, "ge") == 0 ||
-          g_ascii_strcasecmp (s, "gilbert") == 0)) {
-    *out = RC_LOSS_GILBERT_ELLIOTT;
-    return TRUE;
-  }
-  return FALSE;
 }

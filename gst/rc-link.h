@@ -97,6 +97,14 @@ typedef struct
   RcDelayNoise noise;
   RcLossModel loss;
   guint32 seed;
+
+  /* Left to the caller (rc_link_new does not read them): */
+  GstClockTime delay;           /* propagation delay for rc_link_add_flow of
+                                 * a flow that has none of its own */
+  guint overhead;               /* bytes a packet takes on the link beyond
+                                 * the size the caller's packet has (IPv4 +
+                                 * UDP headers: 28); the caller adds them to
+                                 * what it enqueues */
 } RcLinkConfig;
 
 /* One packet coming out of the link. */
@@ -133,7 +141,10 @@ typedef enum
   RC_LINK_ERROR_INVALID,        /* a configuration value out of range */
 } RcLinkError;
 
-void rc_link_config_init (RcLinkConfig * cfg);   /* 1 Mbit/s, 300 ms queue, no noise, no loss */
+/* Every setting at its default: the `def` of its row in the link key table
+ * (rc-link-keys.h): 1 Mbit/s, a 300 ms queue, no noise, no loss, 28 bytes
+ * of overhead. */
+void rc_link_config_init (RcLinkConfig * cfg);
 /* Frees the schedule and trace a config owns (after parse/load). */
 void rc_link_config_clear (RcLinkConfig * cfg);
 

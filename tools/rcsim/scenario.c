@@ -6,6 +6,7 @@
 #include <string.h>
 #include <math.h>
 #include "sim.h"
+#include "rc-link-keys.h"
 
 #define DEFAULT_DURATION (60 * GST_SECOND)
 /* 30 frames per second, as seed 000 sec. VII-A's conferencing sequence
@@ -37,19 +38,6 @@
  * transfers with exponential idle times of mean 10 s, as the RFC authors'
  * ns3-rmcat implements it. */
 #define DEFAULT_THINK_MEAN (10 * GST_SECOND)
-
-/* linksim's property names; values in linksim's units (times in ns). */
-static const gchar *link_keys[] = {
-  "capacity", "schedule", "trace-file", "queue-limit-ms", "queue-limit-bytes",
-  "delay", "overhead", "noise-distribution", "noise-mean", "noise-max",
-  "noise-shape", "noise-stddev", "noise-correlation", "noise-interval",
-  "loss-model", "loss-rate", "ge-p", "ge-r", "ge-loss-good", "ge-loss-bad",
-  "seed", NULL
-};
-
-/* IPv4 + UDP: what every RTP/RTCP packet adds on a real link. linksim's
- * default is 0 (it counts buffer bytes); rcsim models the network. */
-#define DEFAULT_OVERHEAD 28
 
 static const gchar *scenario_keys[] = {
   "name", "description", "duration", "seed", NULL
@@ -162,30 +150,10 @@ get_nonneg (GKeyFile * kf, const gchar * g, const gchar * k, gdouble def,
   return TRUE;
 }
 
-static gboolean
-get_prob (GKeyFile * kf, const gchar * g, const gchar * k, gdouble def,
-    gdouble * out, GError ** error)
-{
-  if (!get_double (kf, g, k, def, out, error))
-    return FALSE;
-  if (*out < 0 || *out > 1) {
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-        "[%s] %s: must be in [0, 1]", g, k);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 static GstClockTime
 ms (gdouble v)
 {
   return (GstClockTime) llround (v * GST_MSECOND);
-}
-
-static GstClockTime
-ns (gdouble v)
-{
-  return (GstClockTime) llround (v);
 }
 
 static GstClockTime
@@ -194,137 +162,44 @@ secs (gdouble v)
   return (GstClockTime) llround (v * GST_SECOND);
 }
 
+/* [link] and [reverse]: the keys are the rows of the link key table
+ * (rc-link-keys.h), linksim's property names with its units, ranges and
+ * defaults, read through the table as a linksim property would be. */
 static gboolean
 parse_link (GKeyFile * kf, const gchar * g, const gchar * dir,
-    RcLinkConfig * cfg, GstClockTime * default_delay, guint * overhead,
-    GError ** error)
+    RcLinkConfig * cfg, GError ** error)
 {
-  gdouble v;
-  gchar *s;
+  const gchar *names[RC_LINK_N_KEYS + 1] = { NULL };
+  guint i;
 
   rc_link_config_init (cfg);
-  if (!check_keys (kf, g, link_keys, error))
+  for (i = 0; i < RC_LINK_N_KEYS; i++)
+    names[i] = rc_link_keys[i].name;
+  if (!check_keys (kf, g, names, error))
     return FALSE;
 
-  if (!get_double (kf, g, "capacity", (gdouble) cfg->capacity_bps, &v, error))
-    return FALSE;
-  if (v < 1) {
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-        "[%s] capacity: must be > 0 bit/s", g);
-    return FALSE;
-  }
-  cfg->capacity_bps = (guint64) llround (v);
-
-  s = g_key_file_get_string (kf, g, "schedule", NULL);
-  if (s) {
-    gboolean ok = rc_link_parse_schedule (s, &cfg->steps, &cfg->n_steps,
-        error);
-    g_free (s);
-    if (!ok) {
-      g_prefix_error (error, "[%s] schedule: ", g);
-      return FALSE;
-    }
-    cfg->mode = RC_CAPACITY_SCHEDULE;
-  }
-  s = g_key_file_get_string (kf, g, "trace-file", NULL);
-  if (s) {
-    gchar *path = g_path_is_absolute (s) ? g_strdup (s) :
-        g_build_filename (dir, s, NULL);
+  for (i = 0; i < RC_LINK_N_KEYS; i++) {
+    const RcLinkKey *k = &rc_link_keys[i];
+    gchar *s = g_key_file_get_string (kf, g, k->name, NULL);
     gboolean ok;
 
-    if (cfg->mode == RC_CAPACITY_SCHEDULE) {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-          "[%s]: schedule and trace-file are exclusive", g);
+    if (!s)
+      continue;
+    g_strstrip (s);
+    /* A trace file is found next to the scenario file. */
+    if (i == RC_LINK_KEY_TRACE_FILE && !g_path_is_absolute (s)) {
+      gchar *path = g_build_filename (dir, s, NULL);
       g_free (s);
-      g_free (path);
-      return FALSE;
+      s = path;
     }
-    ok = rc_link_load_trace (path, &cfg->trace_ms, &cfg->n_trace, error);
-    g_free (path);
+    /* `seed` is linksim's; rcsim derives every seed from the run's seed. */
+    ok = rc_link_key_parse (k, s, cfg, error);
     g_free (s);
     if (!ok) {
-      g_prefix_error (error, "[%s] trace-file: ", g);
+      g_prefix_error (error, "[%s] %s: ", g, k->name);
       return FALSE;
     }
-    cfg->mode = RC_CAPACITY_TRACE;
   }
-
-  if (!get_nonneg (kf, g, "queue-limit-ms",
-          (gdouble) cfg->queue_limit_time / GST_MSECOND, &v, error))
-    return FALSE;
-  cfg->queue_limit_time = ms (v);
-  if (!get_nonneg (kf, g, "queue-limit-bytes",
-          (gdouble) cfg->queue_limit_bytes, &v, error))
-    return FALSE;
-  cfg->queue_limit_bytes = (guint64) llround (v);
-  if (!get_nonneg (kf, g, "delay", 0, &v, error))
-    return FALSE;
-  if (default_delay)
-    *default_delay = ns (v);
-  if (!get_nonneg (kf, g, "overhead", DEFAULT_OVERHEAD, &v, error))
-    return FALSE;
-  if (v > 65535) {
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-        "[%s] overhead: bytes, 0..65535", g);
-    return FALSE;
-  }
-  *overhead = (guint) v;
-  /* `seed` is linksim's; rcsim derives every seed from the run's seed. */
-
-  s = g_key_file_get_string (kf, g, "noise-distribution", NULL);
-  if (s) {
-    gboolean ok = rc_noise_dist_from_string (g_strstrip (s), &cfg->noise.dist);
-    if (!ok) {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-          "[%s] noise-distribution: unknown '%s'", g, s);
-      g_free (s);
-      return FALSE;
-    }
-    g_free (s);
-  }
-  if (!get_nonneg (kf, g, "noise-mean", 0, &v, error))
-    return FALSE;
-  cfg->noise.mean = ns (v);
-  if (!get_nonneg (kf, g, "noise-stddev", 0, &v, error))
-    return FALSE;
-  cfg->noise.stddev = ns (v);
-  if (!get_nonneg (kf, g, "noise-max", 0, &v, error))
-    return FALSE;
-  cfg->noise.max = ns (v);
-  /* Pareto shape 2.5 when unset: finite variance, a heavy tail. */
-  if (!get_double (kf, g, "noise-shape", 2.5, &cfg->noise.pareto_shape,
-          error))
-    return FALSE;
-  if (cfg->noise.dist == RC_NOISE_PARETO && cfg->noise.pareto_shape <= 1.0) {
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-        "[%s] noise-shape: must be > 1", g);
-    return FALSE;
-  }
-  if (!get_prob (kf, g, "noise-correlation", 0, &cfg->noise.correlation,
-          error))
-    return FALSE;
-
-  if (!get_nonneg (kf, g, "noise-interval", 0, &v, error))
-    return FALSE;
-  cfg->noise.interval = ns (v);
-
-  s = g_key_file_get_string (kf, g, "loss-model", NULL);
-  if (s) {
-    if (!rc_loss_kind_from_string (g_strstrip (s), &cfg->loss.kind)) {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-          "[%s] loss-model: unknown '%s' (none, bernoulli, gilbert-elliott)",
-          g, s);
-      g_free (s);
-      return FALSE;
-    }
-    g_free (s);
-  }
-  if (!get_prob (kf, g, "loss-rate", 0, &cfg->loss.rate, error) ||
-      !get_prob (kf, g, "ge-p", 0, &cfg->loss.p, error) ||
-      !get_prob (kf, g, "ge-r", 1, &cfg->loss.r, error) ||
-      !get_prob (kf, g, "ge-loss-good", 0, &cfg->loss.loss_good, error) ||
-      !get_prob (kf, g, "ge-loss-bad", 1, &cfg->loss.loss_bad, error))
-    return FALSE;
   /* A loss rate alone means Bernoulli. */
   if (!g_key_file_has_key (kf, g, "loss-model", NULL) && cfg->loss.rate > 0)
     cfg->loss.kind = RC_LOSS_BERNOULLI;
@@ -679,21 +554,20 @@ sim_scenario_load (const gchar * path, GError ** error)
     goto fail;
   sc->seed = (guint32) v;
 
-  if (!parse_link (kf, "link", dir, &sc->link, &default_delay,
-          &sc->link_overhead, error))
+  if (!parse_link (kf, "link", dir, &sc->link, error))
     goto fail;
-  sc->reverse_overhead = sc->link_overhead;
+  default_delay = sc->link.delay;
   if (g_key_file_has_group (kf, "reverse")) {
     sc->has_reverse = TRUE;
-    if (!parse_link (kf, "reverse", dir, &sc->reverse, NULL,
-            &sc->reverse_overhead, error))
+    if (!parse_link (kf, "reverse", dir, &sc->reverse, error))
       goto fail;
   } else {
     /* No [reverse]: an uncongested return path (feedback and ACKs see
-     * only their propagation delay). */
+     * only their propagation delay) with [link]'s overhead. */
     sc->reverse.capacity_bps = G_GUINT64_CONSTANT (10000000000);
     sc->reverse.queue_limit_time = 0;
     sc->reverse.queue_limit_bytes = 0;
+    sc->reverse.overhead = sc->link.overhead;
   }
 
   groups = g_key_file_get_groups (kf, NULL);

@@ -829,10 +829,10 @@ sim_new (const SimScenario * scen, guint32 seed)
     f->rand = g_rand_new_with_seed (derive_seed (seed, 0x100 + i, 1));
     f->data_link = sim->links[c->reverse ? 1 : 0];
     f->ret_link = sim->links[c->reverse ? 0 : 1];
-    f->data_overhead = c->reverse ? scen->reverse_overhead :
-        scen->link_overhead;
-    f->ret_overhead = c->reverse ? scen->link_overhead :
-        scen->reverse_overhead;
+    f->data_overhead = c->reverse ? scen->reverse.overhead :
+        scen->link.overhead;
+    f->ret_overhead = c->reverse ? scen->link.overhead :
+        scen->reverse.overhead;
     f->data_idx = rc_link_add_flow (f->data_link, c->delay);
     f->ret_idx = rc_link_add_flow (f->ret_link, c->return_delay);
     f->qdelay_ms = g_array_new (FALSE, FALSE, sizeof (gfloat));

@@ -81,8 +81,6 @@ typedef struct
   RcLinkConfig link;
   RcLinkConfig reverse;
   gboolean has_reverse;         /* FALSE: uncongested reverse path */
-  guint link_overhead;          /* bytes added to RTP/RTCP packets */
-  guint reverse_overhead;
   GPtrArray *flows;             /* SimFlowConfig* */
 } SimScenario;
 

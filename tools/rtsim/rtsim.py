@@ -135,6 +135,11 @@ def make(factory, **props):
 
 
 def set_link_props(link, props, seed):
+    # The keys are linksim's properties (gst/rc-link-keys.c has the one
+    # table of them) except for one scenario rule: a loss-rate without a
+    # loss-model means bernoulli (tools/rcsim/scenario.c).
+    if "loss-model" not in props and float(props.get("loss-rate", 0)) > 0:
+        props = dict(props, **{"loss-model": "bernoulli"})
     for k, v in props.items():
         if link.find_property(k) is None:
             print(f"rtsim: linksim has no property '{k}': ignored", file=sys.stderr)
@@ -166,8 +171,10 @@ class Runner:
             self.links["reverse"] = rev
         else:
             # Feedback gets its own uncongested return path with each
-            # flow's delay, as in rcsim.
+            # flow's delay and [link]'s overhead, as in rcsim.
             back = make("linksim", name="back", capacity=1000000000, queue_limit_ms=0)
+            if "overhead" in scen.link:
+                Gst.util_set_object_arg(back, "overhead", scen.link["overhead"])
             self.pipeline.add(back)
             self.links["reverse"] = back
         self.next_ssrc = 0x5000

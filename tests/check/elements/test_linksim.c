@@ -36,7 +36,9 @@ buf_new (guint size, guint64 index)
 
 /* linksim with `props` (gst_util_set_object_arg pairs, NULL-terminated),
  * flow 0 harnessed. Properties go on before PLAYING: the link is built at
- * READY -> PAUSED. */
+ * READY -> PAUSED. The buffer sizes in these tests are the bytes on the
+ * link: overhead 0 unless `props` say otherwise (test_overhead has the
+ * default). */
 static GstHarness *
 linksim_harness_new (const gchar * first, ...)
 {
@@ -46,6 +48,7 @@ linksim_harness_new (const gchar * first, ...)
   va_list ap;
 
   fail_unless (e != NULL, "linksim not found; GST_PLUGIN_PATH?");
+  g_object_set (e, "overhead", 0, NULL);
   va_start (ap, first);
   for (name = first; name; name = va_arg (ap, const gchar *))
     gst_util_set_object_arg (G_OBJECT (e), name, va_arg (ap, const gchar *));
@@ -228,11 +231,18 @@ GST_START_TEST (test_arrival_timestamps)
 
 GST_END_TEST;
 
-/* overhead adds bytes on the link: 1222 + 28 = 1250 B, 10 ms. */
+/* overhead adds bytes on the link: 1222 + 28 = 1250 B, 10 ms. 28 (IPv4 +
+ * UDP headers) is the default. */
 GST_START_TEST (test_overhead)
 {
-  GstHarness *h = linksim_harness_new ("capacity", "1000000",
-      "overhead", "28", NULL);
+  GstElement *fresh = gst_element_factory_make ("linksim", NULL);
+  GstHarness *h;
+  guint def = 0;
+
+  g_object_get (fresh, "overhead", &def, NULL);
+  fail_unless_equals_int (def, 28);
+  gst_object_unref (fresh);
+  h = linksim_harness_new ("capacity", "1000000", "overhead", "28", NULL);
 
   fail_unless_equals_int (gst_harness_push (h, buf_new (1222, 0)),
       GST_FLOW_OK);
