@@ -29,14 +29,17 @@ typedef struct
 typedef enum
 {
   RC_REPORT_RR = 0,             /* RFC 3550 sec. 6.4.1 report block (SR or RR) */
-  RC_REPORT_DISCARD,            /* RFC 7097 XR discard count, BT 24 */
+  RC_REPORT_DISCARD,            /* RFC 7002 XR discard count, BT 24 (RFC
+                                 * 7097 is the Discard RLE block, BT 25) */
   RC_REPORT_DISCARD_BYTES,      /* RFC 7243 XR bytes discarded, BT 26 */
   RC_REPORT_POST_REPAIR,        /* RFC 7509 XR post-repair loss count, BT 33 */
   RC_REPORT_TMMBR,              /* RFC 5104 sec. 4.2.1 (RTPFB FMT 3) */
   RC_REPORT_TMMBN,              /* RFC 5104 sec. 4.2.2 (RTPFB FMT 4) */
 } RcReportKind;
 
-/* RFC 3611 sec. 4 interval metric flag (the I field of RFC 7097/7243). */
+/* Interval Metric flag, the 2-bit I field of the RFC 7002 (BT 24) and RFC
+ * 7243 (BT 26) blocks. RFC 3611 has no such field, and the RFC 7097 Discard
+ * RLE block has none either. */
 typedef enum
 {
   RC_XR_INTERVAL_RESERVED = 0,
@@ -45,9 +48,11 @@ typedef enum
   RC_XR_INTERVAL_CUMULATIVE = 3,
 } RcXrIntervalFlag;
 
-/* One report block, tagged by kind. `reporter_ssrc` sent it; `media_ssrc`
- * is the stream it reports on (for TMMBR/TMMBN: the SSRC in the FCI entry,
- * whose rate is limited). */
+/* One report block, tagged by kind. `reporter_ssrc` sent it (the SSRC in
+ * the SR/RR/XR/RTPFB header); `media_ssrc` is the SSRC inside the block: the
+ * stream reported on for SR/RR/XR blocks; for TMMBR the media sender whose
+ * rate is limited (RFC 5104 sec. 4.2.1.1); for TMMBN the owner of that
+ * bounding-set tuple, i.e. the TMMBR sender (RFC 5104 sec. 4.2.2.1). */
 typedef struct
 {
   RcReportKind kind;
@@ -69,8 +74,8 @@ typedef struct
     struct
     {
       RcXrIntervalFlag interval;
-      guint8 discard_type;      /* RFC 7097 sec. 3.1 DT: 1 early, 2 late,
-                                 * 3 other */
+      guint8 discard_type;      /* RFC 7002 Discard Type (DT), 2 bits,
+                                 * kept as sent (0..3) */
       guint32 packets;          /* discarded packets */
     } discard;
     struct
@@ -81,14 +86,20 @@ typedef struct
     } discard_bytes;
     struct
     {
-      guint16 begin_seq, end_seq;       /* RTP sequence numbers covered */
+      guint16 begin_seq, end_seq;       /* RTP sequence numbers covered,
+                                         * [begin_seq, end_seq): end_seq is
+                                         * one past the last (RFC 3611 sec.
+                                         * 4.1 convention) */
       guint16 unrepaired;       /* lost and not repaired */
       guint16 repaired;         /* lost and repaired */
     } post_repair;
     struct
     {
-      guint64 bitrate;          /* maximum total media bitrate, bit/s */
-      guint16 overhead;         /* measured overhead, bytes per packet */
+      guint64 bitrate;          /* maximum total media bitrate, bit/s:
+                                 * MxTBR mantissa (17 bits) << exponent (6
+                                 * bits), saturated at G_MAXUINT64 */
+      guint16 overhead;         /* measured overhead, bytes per packet
+                                 * (9 bits) */
     } tmmb;
   };
 } RcReportBlock;
