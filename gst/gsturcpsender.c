@@ -9,8 +9,8 @@
  * pad. It reads the transport-wide congestion control feedback that the
  * sending rtpsession turns into upstream `RTPTWCCPackets` events, runs a rate
  * controller (by default URCP, Xie et al., "URCP: Universal Rate Control
- * Protocol for Real-Time Communication Applications"; or its fixed-parameter
- * `um` baseline), spreads each frame's packets at a pacing rate above the
+ * Protocol for Real-Time Communication Applications"; `controller` lists
+ * the others), spreads each frame's packets at a pacing rate above the
  * target, and sets the bitrate of the encoder upstream, which it finds by
  * itself (vp8enc, vp9enc, x264enc, x265enc, openh264enc, av1enc, svtav1enc,
  * theoraenc, nvh264enc, vaapih264enc, vah264enc, qsvh264enc) or takes from
@@ -28,8 +28,12 @@
  * and in the receiver's caps (its rtpbin then sends the feedback). When the
  * peer sends no transport-wide feedback, urcpsender falls back to RTCP
  * receiver reports (fraction lost, RTT) which it gets from the rtpbin
- * session it is linked to. If no feedback comes at all it holds the rate,
- * then backs off, and posts a warning once.
+ * session it is linked to. If no feedback comes back for the packets it
+ * sends, it holds the rate, then backs off, and posts a warning once.
+ *
+ * Each controller's own parameters are properties named
+ * `<controller>-<parameter>` (for example `urcp-beta`); they apply when
+ * that controller is selected.
  *
  * ## Example sender (pipelines/urcp-sender.sh)
  * |[
@@ -53,27 +57,32 @@
  * ]|
  *
  * ## Statistics
- * The #GstUrcpSender:stats structure has: `controller`, `state`
- * (startup-low, startup-ramp, steady, hold, backoff), `reason`,
- * `target-bitrate` (bit/s), `delay-bitrate` and `loss-bitrate` (the two URCP
- * instances, bit/s), `r-max` (R^MAX, bit/s), `r-ave` (R^AVE, bit/s),
- * `delta-min-ms` (delta^MIN), `delta-ave-ms` (delta^AVE), `k0` (bits), `k2`
- * (1/s^2), `loss-min`, `loss-ave`, `loss-k0`, `loss-rate` (recent, 0..1),
- * `rtt-ms`, `rtt-min-ms`, `skew-ppm` (estimated receiver clock drift),
- * `feedback-count`, `packets-acked`, `packets-lost`, `owd-resets`, and from
- * the element: `twcc-events`, `twcc-rejected` (malformed entries),
- * `rr-reports`, `pacing-queue-packets`, `pacing-queue-bytes`,
- * `pacing-queue-ms`, `encoder` (name or empty).
+ * The #GstUrcpSender:stats structure has, from the sender session:
+ * `controller`, `state` (the controller's phase, e.g. startup-low,
+ * startup-ramp, steady; or hold and backoff while feedback is missing),
+ * `reason` (why the rate is what it is), `target-bitrate`, `fec-bitrate`
+ * and `pacing-bitrate` (bit/s), `twcc-events`, `twcc-rejected` (malformed
+ * entries), `rr-reports`, `pacing-queue-packets`, `pacing-queue-bytes`,
+ * `pacing-queue-ms`; from the element: `encoder` (name or empty); and the
+ * controller's own fields. URCP and UM: `delay-bitrate` and `loss-bitrate`
+ * (the two instances, bit/s), `r-max` (learned capacity, bit/s), `r-ave`
+ * (bit/s), `delta-min-ms` (learned delay noise), `delta-ave-ms`, `k0`
+ * (bits), `k2` (1/s^2), `standing-queue-ms`, `probes`, `probes-failed`,
+ * `loss-min`, `loss-ave`, `loss-k0`, `loss-rate` (recent, 0..1), `rtt-ms`,
+ * `rtt-min-ms`, `skew-ppm` (estimated receiver clock drift),
+ * `feedback-count`, `packets-acked`, `packets-lost`, `owd-resets`.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <stdio.h>
+#include <string.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gst/rtp/gstrtcpbuffer.h>
 #include "gsturcpsender.h"
 #include "gstrcencoder.h"
+#include "rc-rtcp.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_urcp_sender_debug);
 #define GST_CAT_DEFAULT gst_urcp_sender_debug
@@ -85,8 +94,6 @@ enum
   PROP_MIN_BITRATE,
   PROP_START_BITRATE,
   PROP_MAX_BITRATE,
-  PROP_BETA,
-  PROP_M,
   PROP_PACING,
   PROP_PACING_FACTOR,
   PROP_MAX_QUEUE_TIME,
@@ -94,45 +101,47 @@ enum
   PROP_CONFIGURE_ENCODER,
   PROP_TARGET_BITRATE,
   PROP_STATS,
+  /* then one per controller parameter, see install_controller_params() */
+  PROP_N_FIXED,
 };
 
-/* Controller defaults (bitrates, beta, M, pacing factor) come from
- * rc_config_init_defaults(), where each is cited. */
-#define DEFAULT_PACING TRUE
-/* A key frame of ~10 average frames at 30 fps leaves within this bound. */
-#define DEFAULT_MAX_QUEUE_TIME (250 * GST_MSECOND)
+/* Bitrate, pacing and queue defaults come from rc_sender_config_init()
+ * and rc_rate_limits_init(), where each is cited. */
 #define DEFAULT_CONFIGURE_ENCODER TRUE
 
-/* Warn once if sending this long with no feedback of any kind. */
-#define NO_FEEDBACK_WARN_AFTER (5 * GST_SECOND)
-/* Use RTCP RR only while transport-wide feedback is absent this long. */
-#define TWCC_STALE (3 * GST_SECOND)
-/* Encoder updates: on a change of 2 % or more, else at most once a second,
- * so vp8enc is not reconfigured for every feedback message. */
-#define ENCODER_MIN_CHANGE 0.02
-#define ENCODER_REFRESH (1 * GST_SECOND)
+/* Name of the custom upstream event fecenc follows (gstfecenc.h). */
+#define FEC_PROBE_EVENT "GstFecEncProbe"
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
 
+/* The controller enum, built from the registry when first needed. */
 GType
 gst_urcp_controller_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {RC_CONTROLLER_URCP, "URCP: learned R^MAX and delta^MIN (seed 000)",
-        "urcp"},
-    {RC_CONTROLLER_UM, "Delay-based utility maximization with fixed "
-          "k0 = 16000 bits, k2 = 0.6 (URCP eq. 6 baseline)", "um"},
-    {0, NULL, NULL},
-  };
+
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstUrcpController", values);
+    guint i, n;
+    const RcControllerInfo *const *l = rc_controller_list (&n);
+    GEnumValue *values = g_new0 (GEnumValue, n + 1);
+    GType t;
+
+    for (i = 0; i < n; i++) {
+      values[i].value = i;
+      values[i].value_name = l[i]->description;
+      values[i].value_nick = l[i]->name;
+    }
+    t = g_enum_register_static ("GstUrcpController", values);
     g_once_init_leave (&type, t);
   }
   return type;
 }
+
+/* Property id -> "<controller>-<parameter>", for ids >= PROP_N_FIXED. */
+static GPtrArray *param_keys;
 
 #define gst_urcp_sender_parent_class parent_class
 G_DEFINE_TYPE (GstUrcpSender, gst_urcp_sender, GST_TYPE_ELEMENT);
@@ -147,11 +156,22 @@ running_time_now (GstUrcpSender * self)
   return gst_element_get_current_running_time (GST_ELEMENT (self));
 }
 
+/* What the session's items are: buffers and serialized events. */
 static void
-queued_free (GstUrcpQueued * q)
+item_free (gpointer data)
 {
-  gst_mini_object_unref (q->obj);
-  g_free (q);
+  gst_mini_object_unref (GST_MINI_OBJECT_CAST (data));
+}
+
+/* The reading now of the clock rtpsession stamps TWCC local-ts with. */
+static GstClockTime
+system_clock_now (void)
+{
+  GstClock *sys = gst_system_clock_obtain ();
+  GstClockTime t = gst_clock_get_time (sys);
+
+  gst_object_unref (sys);
+  return t;
 }
 
 /* ---------------------------------------------------------------- encoder */
@@ -189,109 +209,94 @@ ensure_encoder_locked (GstUrcpSender * self)
   return self->encoder ? gst_object_ref (self->encoder) : NULL;
 }
 
-/* ------------------------------------------------------------ decisions */
+/* ------------------------------------------------------------- actions */
 
-/* After the controller changed: decide whether to publish. Called with
- * ctrl_lock; the actual publishing happens in apply_decision, unlocked. */
-static gboolean
-decision_changed_locked (GstUrcpSender * self, GstClockTime now,
-    guint64 * out_bps)
+/* Polls the session at `now` (ctrl_lock held) and takes its actions into
+ * `out` (a caller's stack array), to be carried out unlocked. */
+static guint
+poll_locked (GstUrcpSender * self, GstClockTime now, RcSenderAction * out,
+    guint max)
 {
-  RcDecision d = rc_controller_get_decision (self->ctrl);
-  guint64 old = self->target_bps;
-  gboolean big = old == 0 ||
-      (gdouble) (d.media_bps > old ? d.media_bps - old : old - d.media_bps)
-      / old >= ENCODER_MIN_CHANGE;
-  gboolean stale = !GST_CLOCK_TIME_IS_VALID (self->last_encoder_set) ||
-      (GST_CLOCK_TIME_IS_VALID (now) &&
-      now >= self->last_encoder_set + ENCODER_REFRESH);
+  guint n;
 
-  if (d.media_bps == old || !(big || stale))
-    return FALSE;
-  GST_DEBUG_OBJECT (self, "target %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT
-      " bit/s, pacing %" G_GUINT64_FORMAT " bit/s, state %s: %s", old,
-      d.media_bps, d.pacing_bps, rc_state_to_string (d.state), d.reason);
-  self->target_bps = d.media_bps;
-  self->last_encoder_set = now;
-  *out_bps = d.media_bps;
-  return TRUE;
+  g_array_set_size (self->actions, 0);
+  rc_sender_poll (self->sender, now, self->actions);
+  n = MIN (self->actions->len, max);
+  memcpy (out, self->actions->data, n * sizeof (RcSenderAction));
+  return n;
 }
 
+#define MAX_ACTIONS 8
+
 static void
-apply_decision (GstUrcpSender * self, guint64 bps)
+carry_out (GstUrcpSender * self, const RcSenderAction * a, guint n)
 {
-  GstElement *enc;
-  const GstRcEncoderInfo *info;
+  guint i;
 
-  g_mutex_lock (&self->ctrl_lock);
-  enc = ensure_encoder_locked (self);
-  info = self->encoder_info;
-  g_mutex_unlock (&self->ctrl_lock);
+  for (i = 0; i < n; i++) {
+    switch (a[i].kind) {
+      case RC_SENDER_SET_ENCODER:{
+        GstElement *enc;
+        const GstRcEncoderInfo *info;
 
-  if (enc) {
-    gst_rc_encoder_set_bitrate (enc, info, bps);
-    gst_object_unref (enc);
+        g_mutex_lock (&self->ctrl_lock);
+        enc = ensure_encoder_locked (self);
+        info = self->encoder_info;
+        g_mutex_unlock (&self->ctrl_lock);
+        if (enc) {
+          gst_rc_encoder_set_bitrate (enc, info, a[i].bps);
+          gst_object_unref (enc);
+        }
+        g_object_notify (G_OBJECT (self), "target-bitrate");
+        break;
+      }
+      case RC_SENDER_SET_FEC:
+        /* fecenc upstream follows it; without one nothing answers. */
+        GST_DEBUG_OBJECT (self, "asking upstream FEC for %" G_GUINT64_FORMAT
+            " bit/s", a[i].bps);
+        gst_pad_push_event (self->sinkpad,
+            gst_event_new_custom (GST_EVENT_CUSTOM_UPSTREAM,
+                gst_structure_new (FEC_PROBE_EVENT, "bitrate", G_TYPE_UINT,
+                    (guint) MIN (a[i].bps, G_MAXUINT), NULL)));
+        break;
+      case RC_SENDER_WARN_NO_FEEDBACK:
+        GST_ELEMENT_WARNING (self, STREAM, FAILED,
+            ("No congestion feedback received in 5 seconds; the bitrate is "
+                "held and will back off."),
+            ("Neither transport-wide-cc feedback nor RTCP receiver reports "
+                "arrived. Put extmap-N=(string)\"%s\" in the RTP caps on both "
+                "sides and make sure RTCP flows back to the sender's rtpbin.",
+                RC_TWCC_EXT_URI));
+        break;
+    }
   }
-  g_object_notify (G_OBJECT (self), "target-bitrate");
 }
 
 /* ------------------------------------------------------------- feedback */
-
-/* rtpsession stamps local-ts with its own GstSystemClock reading when it
- * sends the packet (seen on 1.22: ~600 s of monotonic time while the
- * running time was 2 s), not with running time. Other senders of the event
- * (older or newer rtpsession, tests, apps) may use running time. Take the
- * base the newest local-ts is closest to and move the stamps onto running
- * time, so that now - send_ts is an RTT; the OWD does not care either way. */
-static void
-translate_local_ts (GArray * results, GstClockTime running_now)
-{
-  GstClock *sys = gst_system_clock_obtain ();
-  GstClockTime sys_now = gst_clock_get_time (sys);
-  GstClockTimeDiff shift = GST_CLOCK_DIFF (running_now, sys_now);
-  GstClockTime newest = 0;
-  guint i;
-
-  gst_object_unref (sys);
-  for (i = 0; i < results->len; i++) {
-    RcPacketResult *r = &g_array_index (results, RcPacketResult, i);
-    if (GST_CLOCK_TIME_IS_VALID (r->send_ts))
-      newest = MAX (newest, r->send_ts);
-  }
-  if (ABS (GST_CLOCK_DIFF (newest, running_now)) <=
-      ABS (GST_CLOCK_DIFF (newest, sys_now)))
-    return;                     /* already running time */
-
-  for (i = 0; i < results->len; i++) {
-    RcPacketResult *r = &g_array_index (results, RcPacketResult, i);
-    if (!GST_CLOCK_TIME_IS_VALID (r->send_ts))
-      continue;
-    if ((GstClockTimeDiff) r->send_ts >= shift)
-      r->send_ts -= shift;
-    else
-      r->send_ts = GST_CLOCK_TIME_NONE;  /* from before we started */
-  }
-}
 
 static void
 handle_twcc (GstUrcpSender * self, const GstStructure * s)
 {
   RcTwccParseInfo info;
-  RcFeedback fb = { 0 };
-  GstClockTime now = running_time_now (self);
-  guint64 bps = 0;
-  gboolean publish = FALSE;
+  RcSenderAction a[MAX_ACTIONS];
+  GstClockTime now = running_time_now (self), local_now = system_clock_now ();
+  gboolean have, ok = FALSE;
+  guint n = 0;
 
   g_mutex_lock (&self->ctrl_lock);
-  g_array_set_size (self->results, 0);
-  if (!rc_twcc_parse (s, &self->twcc_unwrap, self->results, &info)) {
-    g_mutex_unlock (&self->ctrl_lock);
+  have = self->sender != NULL;
+  if (have)
+    ok = rc_sender_on_twcc (self->sender, s, now, local_now, &info);
+  if (ok)
+    n = poll_locked (self, now, a, MAX_ACTIONS);
+  g_mutex_unlock (&self->ctrl_lock);
+  if (!have)
+    return;
+  if (!ok) {
     GST_WARNING_OBJECT (self, "ignoring malformed %s event: %s",
         RC_TWCC_EVENT_NAME, info.first_problem);
     return;
   }
-  self->twcc_events++;
-  self->twcc_rejected += info.n_rejected;
   if (info.n_rejected)
     GST_WARNING_OBJECT (self, "%u of %u feedback entries rejected (first: %s)",
         info.n_rejected, info.n_packets, info.first_problem);
@@ -301,20 +306,8 @@ handle_twcc (GstUrcpSender * self, const GstStructure * s)
   if (info.n_duplicates)
     GST_INFO_OBJECT (self, "%u duplicate seqnums in one report",
         info.n_duplicates);
-
-  if (self->results->len > 0 && GST_CLOCK_TIME_IS_VALID (now)) {
-    translate_local_ts (self->results, now);
-    fb.packets = (const RcPacketResult *) self->results->data;
-    fb.n_packets = self->results->len;
-    fb.rtt = fb.jitter = GST_CLOCK_TIME_NONE;
-    self->last_twcc = now;
-    rc_controller_on_feedback (self->ctrl, &fb, now);
-    publish = decision_changed_locked (self, now, &bps);
-  }
-  g_mutex_unlock (&self->ctrl_lock);
   GST_LOG_OBJECT (self, "TWCC feedback: %u entries", info.n_packets);
-  if (publish)
-    apply_decision (self, bps);
+  carry_out (self, a, n);
 }
 
 /* NTP 32.32 "middle 32 bits" of now, for RTT = A - LSR - DLSR (RFC 3550
@@ -322,75 +315,32 @@ handle_twcc (GstUrcpSender * self, const GstStructure * s)
 static guint32
 ntp_short_now (void)
 {
-  guint64 us = g_get_real_time () + G_GUINT64_CONSTANT (2208988800) * 1000000;
-  guint64 sec = us / 1000000, frac = ((us % 1000000) << 32) / 1000000;
-  return (guint32) (((sec & 0xffff) << 16) | (frac >> 16));
+  return rc_rtcp_ntp_short (rc_rtcp_ntp_from_unix (g_get_real_time () *
+          GST_USECOND));
 }
 
 static void
 on_receiving_rtcp (GObject * session, GstBuffer * buffer, GstUrcpSender * self)
 {
-  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
-  GstRTCPPacket pkt;
-  gboolean more;
+  RcRtcpParseInfo info;
+  RcSenderAction a[MAX_ACTIONS];
   guint32 arrival = ntp_short_now ();
-  RcFeedback fb = { 0 };
-  gboolean have = FALSE, publish = FALSE;
-  guint64 bps = 0;
-  GstClockTime now;
+  GstClockTime now = running_time_now (self);
+  guint n = 0;
 
-  if (!gst_rtcp_buffer_map (buffer, GST_MAP_READ, &rtcp))
-    return;
   g_mutex_lock (&self->ctrl_lock);
-  for (more = gst_rtcp_buffer_get_first_packet (&rtcp, &pkt); more;
-      more = gst_rtcp_packet_move_to_next (&pkt)) {
-    GstRTCPType t = gst_rtcp_packet_get_type (&pkt);
-    guint i, n;
-
-    if (t != GST_RTCP_TYPE_RR && t != GST_RTCP_TYPE_SR)
-      continue;
-    n = gst_rtcp_packet_get_rb_count (&pkt);
-    for (i = 0; i < n; i++) {
-      guint32 ssrc, ehs, jitter, lsr, dlsr;
-      guint8 fl;
-      gint32 plost;
-      gst_rtcp_packet_get_rb (&pkt, i, &ssrc, &fl, &plost, &ehs, &jitter,
-          &lsr, &dlsr);
-      if (self->have_ssrc && ssrc != self->ssrc)
-        continue;
-      fb.has_report = TRUE;
-      fb.fraction_lost = fl / 256.0;
-      fb.rtt = GST_CLOCK_TIME_NONE;
-      if (lsr != 0) {
-        guint32 rtt_short = arrival - lsr - dlsr;
-        /* Negative or huge (clock sources differ): no RTT this time. */
-        if (rtt_short < (10u << 16))
-          fb.rtt = gst_util_uint64_scale (rtt_short, GST_SECOND, 65536);
-      }
-      fb.jitter = self->clock_rate > 0 ?
-          gst_util_uint64_scale (jitter, GST_SECOND, self->clock_rate) :
-          GST_CLOCK_TIME_NONE;
-      have = TRUE;
-    }
-  }
-  gst_rtcp_buffer_unmap (&rtcp);
-
-  now = running_time_now (self);
-  if (have && GST_CLOCK_TIME_IS_VALID (now)) {
-    self->rr_reports++;
-    self->last_rr = now;
-    /* Transport-wide feedback is finer; the RR only stands in for it. */
-    if (!GST_CLOCK_TIME_IS_VALID (self->last_twcc) ||
-        now > self->last_twcc + TWCC_STALE) {
-      GST_DEBUG_OBJECT (self, "RTCP RR: fraction lost %.3f, RTT %"
-          GST_TIME_FORMAT, fb.fraction_lost, GST_TIME_ARGS (fb.rtt));
-      rc_controller_on_feedback (self->ctrl, &fb, now);
-      publish = decision_changed_locked (self, now, &bps);
-    }
+  g_array_set_size (self->reports, 0);
+  rc_rtcp_parse (buffer, arrival, self->clock_rate, self->reports, &info);
+  if (self->sender && self->reports->len) {
+    rc_sender_on_reports (self->sender,
+        (const RcReportBlock *) self->reports->data, self->reports->len, now);
+    n = poll_locked (self, now, a, MAX_ACTIONS);
   }
   g_mutex_unlock (&self->ctrl_lock);
-  if (publish)
-    apply_decision (self, bps);
+  if (info.first_problem)
+    GST_INFO_OBJECT (self, "RTCP packet partly unreadable: %s",
+        info.first_problem);
+  carry_out (self, a, n);
 }
 
 /* Finds the RTP session our src pad feeds, for the RTCP RR fallback:
@@ -461,9 +411,10 @@ check_caps (GstUrcpSender * self, GstCaps * caps)
   g_mutex_lock (&self->ctrl_lock);
   if (!gst_structure_get_int (s, "clock-rate", &self->clock_rate))
     self->clock_rate = 0;
-  if (gst_structure_get_uint (s, "ssrc", &ssrc)) {
-    self->ssrc = ssrc;
-    self->have_ssrc = TRUE;
+  if (self->sender) {
+    rc_sender_set_clock_rate (self->sender, self->clock_rate);
+    if (gst_structure_get_uint (s, "ssrc", &ssrc))
+      rc_sender_set_ssrc (self->sender, ssrc);
   }
   if (!twcc && !self->warned_no_twcc_caps) {
     self->warned_no_twcc_caps = TRUE;
@@ -474,58 +425,17 @@ check_caps (GstUrcpSender * self, GstCaps * caps)
   g_mutex_unlock (&self->ctrl_lock);
 }
 
-/* What a sent packet calls for once ctrl_lock is released. */
-typedef struct
-{
-  gboolean publish;             /* a new target to hand to the encoder */
-  guint64 bps;
-  gboolean warn;                /* the one no-feedback warning is due */
-} GstUrcpSentActions;
-
-/* Records a packet as sent, ticks the controller and decides, in the same
- * critical section, whether to publish a target or warn; ctrl_lock held.
- * Carry the result out with act_after_send() once unlocked. */
-static GstUrcpSentActions
-note_sent_locked (GstUrcpSender * self, GstBuffer * buf, guint size,
-    GstClockTime now)
+/* The buffer's SSRC tells the session which RTCP blocks are about us;
+ * ctrl_lock held. */
+static void
+note_ssrc_locked (GstUrcpSender * self, GstBuffer * buf)
 {
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  GstUrcpSentActions a = { FALSE, 0, FALSE };
 
-  if (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
-    self->ssrc = gst_rtp_buffer_get_ssrc (&rtp);
-    self->have_ssrc = TRUE;
+  if (self->sender && gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
+    rc_sender_set_ssrc (self->sender, gst_rtp_buffer_get_ssrc (&rtp));
     gst_rtp_buffer_unmap (&rtp);
   }
-  if (!GST_CLOCK_TIME_IS_VALID (now))
-    return a;
-  if (!GST_CLOCK_TIME_IS_VALID (self->first_push))
-    self->first_push = now;
-  rc_controller_on_packet_sent (self->ctrl, self->sent_seq++, size, FALSE, now);
-  rc_controller_on_tick (self->ctrl, now);
-  a.publish = decision_changed_locked (self, now, &a.bps);
-  a.warn = !self->warned_no_feedback &&
-      !GST_CLOCK_TIME_IS_VALID (self->last_twcc) &&
-      !GST_CLOCK_TIME_IS_VALID (self->last_rr) &&
-      now > self->first_push + NO_FEEDBACK_WARN_AFTER;
-  if (a.warn)
-    self->warned_no_feedback = TRUE;
-  return a;
-}
-
-static void
-act_after_send (GstUrcpSender * self, const GstUrcpSentActions * a)
-{
-  if (a->publish)
-    apply_decision (self, a->bps);
-  if (a->warn)
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
-        ("No congestion feedback received in 5 seconds; the bitrate is held "
-            "and will back off."),
-        ("Neither transport-wide-cc feedback nor RTCP receiver reports "
-            "arrived. Put extmap-N=(string)\"%s\" in the RTP caps on both "
-            "sides and make sure RTCP flows back to the sender's rtpbin.",
-            RC_TWCC_EXT_URI));
 }
 
 static GstFlowReturn
@@ -534,32 +444,34 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   GstUrcpSender *self = GST_URCP_SENDER (parent);
   GstClockTime now = running_time_now (self);
   guint size = gst_buffer_get_size (buf);
+  RcSenderAction a[MAX_ACTIONS];
   gboolean pacing;
   GstFlowReturn ret;
+  guint n = 0;
 
-  GST_OBJECT_LOCK (self);
-  pacing = self->pacing;
-  GST_OBJECT_UNLOCK (self);
-
-  /* Without a clock (not playing) there is no time to pace on. */
-  if (!pacing || !GST_CLOCK_TIME_IS_VALID (now)) {
-    GstUrcpSentActions a;
-    g_mutex_lock (&self->ctrl_lock);
-    a = note_sent_locked (self, buf, size, now);
+  g_mutex_lock (&self->ctrl_lock);
+  if (!self->sender) {
     g_mutex_unlock (&self->ctrl_lock);
-    act_after_send (self, &a);
+    gst_buffer_unref (buf);
+    return GST_FLOW_FLUSHING;
+  }
+  note_ssrc_locked (self, buf);
+  pacing = rc_sender_get_config (self->sender)->pacing;
+  /* Without a clock (not playing) there is no time to pace on: pass it. */
+  if (!pacing || !GST_CLOCK_TIME_IS_VALID (now)) {
+    if (GST_CLOCK_TIME_IS_VALID (now)) {
+      rc_sender_push (self->sender, buf, size, RC_SENDER_ITEM_MEDIA, now);
+      buf = rc_sender_pop (self->sender, now, NULL, NULL);
+      n = poll_locked (self, now, a, MAX_ACTIONS);
+    }
+    g_mutex_unlock (&self->ctrl_lock);
+    carry_out (self, a, n);
     return gst_pad_push (self->srcpad, buf);
   }
 
-  g_mutex_lock (&self->ctrl_lock);
   ret = self->srcresult;
   if (ret == GST_FLOW_OK) {
-    GstUrcpQueued *q = g_new0 (GstUrcpQueued, 1);
-    q->obj = GST_MINI_OBJECT_CAST (buf);
-    q->arrival = now;
-    q->size = size;
-    g_queue_push_tail (&self->queue, q);
-    self->queued_bytes += size;
+    rc_sender_push (self->sender, buf, size, RC_SENDER_ITEM_MEDIA, now);
     g_cond_signal (&self->queue_cond);
   } else {
     gst_buffer_unref (buf);
@@ -568,42 +480,28 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   return ret;
 }
 
-/* Pacing task on the src pad: releases the head packet when the pacer
+/* Pacing task on the src pad: releases the head item when the session
  * allows, waiting on the element clock (a test clock works). */
 static void
 gst_urcp_sender_loop (GstUrcpSender * self)
 {
-  GstUrcpQueued *q;
   GstClockTime now, at;
   GstClock *clock;
   GstFlowReturn ret;
-  RcDecision d;
-  GstUrcpSentActions actions;
+  RcSenderItemKind kind;
+  RcSenderAction a[MAX_ACTIONS];
+  gpointer item;
+  guint n;
 
   g_mutex_lock (&self->ctrl_lock);
-  while (g_queue_is_empty (&self->queue) && !self->flushing)
+  while (!self->flushing && (!self->sender ||
+          !GST_CLOCK_TIME_IS_VALID (rc_sender_next_send (self->sender))))
     g_cond_wait (&self->queue_cond, &self->ctrl_lock);
   if (self->flushing)
     goto pause;
 
-  q = g_queue_peek_head (&self->queue);
-  if (GST_IS_EVENT (q->obj)) {
-    GstEvent *ev = GST_EVENT (gst_mini_object_ref (q->obj));
-    g_queue_pop_head (&self->queue);
-    queued_free (q);
-    g_mutex_unlock (&self->ctrl_lock);
-    if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS) {
-      gst_pad_push_event (self->srcpad, ev);
-      g_mutex_lock (&self->ctrl_lock);
-      self->srcresult = GST_FLOW_EOS;
-      goto pause;
-    }
-    gst_pad_push_event (self->srcpad, ev);
-    return;
-  }
-
   now = running_time_now (self);
-  at = rc_pacer_next_send (&self->pacer, q->arrival);
+  at = rc_sender_next_send (self->sender);
   clock = gst_element_get_clock (GST_ELEMENT (self));
   if (GST_CLOCK_TIME_IS_VALID (now) && at > now && clock) {
     GstClockID id = gst_clock_new_single_shot_id (clock,
@@ -622,17 +520,29 @@ gst_urcp_sender_loop (GstUrcpSender * self)
   if (clock)
     gst_object_unref (clock);
 
-  g_queue_pop_head (&self->queue);
-  d = rc_controller_get_decision (self->ctrl);
-  rc_pacer_sent (&self->pacer, GST_CLOCK_TIME_IS_VALID (now) ? now : at,
-      q->size, d.pacing_bps, self->queued_bytes, q->arrival);
-  self->queued_bytes -= q->size;
-  actions = note_sent_locked (self, GST_BUFFER (q->obj), q->size, now);
+  item = rc_sender_pop (self->sender, GST_CLOCK_TIME_IS_VALID (now) ? now :
+      GST_CLOCK_TIME_NONE, &kind, NULL);
+  if (!item) {
+    g_mutex_unlock (&self->ctrl_lock);
+    return;
+  }
+  if (kind == RC_SENDER_ITEM_MARKER) {
+    GstEvent *ev = GST_EVENT (item);
+    g_mutex_unlock (&self->ctrl_lock);
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS) {
+      gst_pad_push_event (self->srcpad, ev);
+      g_mutex_lock (&self->ctrl_lock);
+      self->srcresult = GST_FLOW_EOS;
+      goto pause;
+    }
+    gst_pad_push_event (self->srcpad, ev);
+    return;
+  }
+  n = poll_locked (self, now, a, MAX_ACTIONS);
   g_mutex_unlock (&self->ctrl_lock);
 
-  ret = gst_pad_push (self->srcpad, GST_BUFFER (gst_mini_object_ref (q->obj)));
-  queued_free (q);
-  act_after_send (self, &actions);
+  ret = gst_pad_push (self->srcpad, GST_BUFFER (item));
+  carry_out (self, a, n);
 
   if (ret != GST_FLOW_OK) {
     g_mutex_lock (&self->ctrl_lock);
@@ -656,9 +566,8 @@ pause:
 static void
 clear_queue_locked (GstUrcpSender * self)
 {
-  g_queue_clear_full (&self->queue, (GDestroyNotify) queued_free);
-  self->queued_bytes = 0;
-  rc_pacer_reset (&self->pacer);
+  if (self->sender)
+    rc_sender_flush (self->sender, item_free);
 }
 
 static void
@@ -725,25 +634,22 @@ gst_urcp_sender_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
   }
 
   GST_OBJECT_LOCK (self);
-  pacing = self->pacing;
+  pacing = self->cfg.pacing;
   GST_OBJECT_UNLOCK (self);
 
   /* Serialized events keep their place among the paced buffers. */
   if (pacing && GST_EVENT_IS_SERIALIZED (event) &&
       GST_PAD_MODE (self->srcpad) == GST_PAD_MODE_PUSH) {
     g_mutex_lock (&self->ctrl_lock);
-    if (self->srcresult != GST_FLOW_OK && GST_EVENT_TYPE (event) !=
-        GST_EVENT_EOS) {
+    if (!self->sender || (self->srcresult != GST_FLOW_OK &&
+            GST_EVENT_TYPE (event) != GST_EVENT_EOS)) {
       g_mutex_unlock (&self->ctrl_lock);
       gst_event_unref (event);
       return FALSE;
     }
-    {
-      GstUrcpQueued *q = g_new0 (GstUrcpQueued, 1);
-      q->obj = GST_MINI_OBJECT_CAST (event);
-      g_queue_push_tail (&self->queue, q);
-      g_cond_signal (&self->queue_cond);
-    }
+    rc_sender_push (self->sender, event, 0, RC_SENDER_ITEM_MARKER,
+        running_time_now (self));
+    g_cond_signal (&self->queue_cond);
     g_mutex_unlock (&self->ctrl_lock);
     return TRUE;
   }
@@ -776,8 +682,8 @@ gst_urcp_sender_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
     GstClockTime mq;
 
     GST_OBJECT_LOCK (self);
-    pacing = self->pacing;
-    mq = self->max_queue_time;
+    pacing = self->cfg.pacing;
+    mq = self->cfg.max_queue_time;
     GST_OBJECT_UNLOCK (self);
     gst_query_parse_latency (query, &live, &min, &max);
     /* Pacing may hold a packet up to max-queue-time. */
@@ -793,41 +699,38 @@ gst_urcp_sender_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
 static gboolean
 start (GstUrcpSender * self)
 {
-  RcConfig cfg;
-  GstClockTime mq;
+  RcSenderConfig cfg;
+  RcSender *sender;
+  GError *err = NULL;
 
   GST_OBJECT_LOCK (self);
-  cfg = self->cfg;
-  mq = self->max_queue_time;
+  rc_sender_config_copy (&cfg, &self->cfg);
   GST_OBJECT_UNLOCK (self);
 
-  if (cfg.min_bps > cfg.max_bps) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("min-bitrate (%" G_GUINT64_FORMAT ") is above max-bitrate (%"
-            G_GUINT64_FORMAT ").", cfg.min_bps, cfg.max_bps), (NULL));
+  sender = rc_sender_new (&cfg, &err);
+  if (!sender) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("%s.", err->message),
+        (NULL));
+    g_error_free (err);
+    rc_sender_config_clear (&cfg);
     return FALSE;
   }
-  cfg.start_bps = CLAMP (cfg.start_bps, cfg.min_bps, cfg.max_bps);
-
   g_mutex_lock (&self->ctrl_lock);
-  rc_controller_free (self->ctrl);
-  self->ctrl = rc_controller_new (&cfg);
-  rc_pacer_init (&self->pacer, mq);
-  rc_seq_unwrap_init (&self->twcc_unwrap);
-  self->sent_seq = 0;
-  self->first_push = self->last_twcc = self->last_rr = GST_CLOCK_TIME_NONE;
-  self->last_encoder_set = GST_CLOCK_TIME_NONE;
-  self->warned_no_feedback = self->warned_no_twcc_caps = FALSE;
-  self->twcc_events = self->twcc_rejected = self->rr_reports = 0;
-  self->have_ssrc = FALSE;
-  self->target_bps = 0;
+  if (self->sender) {
+    rc_sender_flush (self->sender, item_free);
+    rc_sender_free (self->sender);
+  }
+  self->sender = sender;
+  rc_sender_set_clock_rate (sender, self->clock_rate);
+  self->warned_no_twcc_caps = FALSE;
   self->encoder_searched = FALSE;
   gst_clear_object (&self->encoder);
   g_mutex_unlock (&self->ctrl_lock);
   GST_INFO_OBJECT (self, "controller %s, bitrate %" G_GUINT64_FORMAT "..%"
-      G_GUINT64_FORMAT " start %" G_GUINT64_FORMAT ", beta %.2f, M %.0f",
-      rc_controller_kind_to_string (cfg.kind), cfg.min_bps, cfg.max_bps,
-      cfg.start_bps, cfg.beta, cfg.m);
+      G_GUINT64_FORMAT " start %" G_GUINT64_FORMAT ", parameters %"
+      GST_PTR_FORMAT, cfg.controller->name, cfg.limits.min_bps,
+      cfg.limits.max_bps, cfg.limits.start_bps, cfg.params);
+  rc_sender_config_clear (&cfg);
   return TRUE;
 }
 
@@ -844,12 +747,11 @@ prepare_encoder (GstUrcpSender * self)
 
   g_mutex_lock (&self->ctrl_lock);
   enc = ensure_encoder_locked (self);
-  bps = rc_controller_get_decision (self->ctrl).media_bps;
-  self->target_bps = bps;
-  if (enc && conf)
-    gst_rc_encoder_configure (enc, self->encoder_info);
+  bps = rc_sender_get_target (self->sender);
   g_mutex_unlock (&self->ctrl_lock);
   if (enc) {
+    if (conf)
+      gst_rc_encoder_configure (enc, self->encoder_info);
     gst_rc_encoder_set_bitrate (enc, self->encoder_info, bps);
     gst_object_unref (enc);
   }
@@ -883,66 +785,47 @@ gst_urcp_sender_change_state (GstElement * element, GstStateChange transition)
 
 /* ---------------------------------------------------------- properties */
 
-/* Buffers (not events) in the pacing queue, and the oldest one's arrival;
- * ctrl_lock held. */
-static guint
-count_queued_buffers_locked (GstUrcpSender * self, GstClockTime * oldest)
-{
-  GList *l;
-  guint n = 0;
-
-  *oldest = GST_CLOCK_TIME_NONE;
-  for (l = self->queue.head; l; l = l->next) {
-    GstUrcpQueued *q = l->data;
-    if (!GST_IS_BUFFER (q->obj))
-      continue;
-    if (n++ == 0)
-      *oldest = q->arrival;
-  }
-  return n;
-}
-
 static GstStructure *
 get_stats (GstUrcpSender * self)
 {
   GstStructure *s;
-  RcDecision d;
-  GstClockTime now = running_time_now (self), oldest;
-  guint n_buffers;
+  GstClockTime now = running_time_now (self);
 
   g_mutex_lock (&self->ctrl_lock);
-  n_buffers = count_queued_buffers_locked (self, &oldest);
-  if (!GST_CLOCK_TIME_IS_VALID (now))
-    now = oldest;
-  if (!self->ctrl) {
-    RcController *c;
-    RcConfig cfg;
-    GST_OBJECT_LOCK (self);
-    cfg = self->cfg;
-    GST_OBJECT_UNLOCK (self);
-    cfg.max_bps = MAX (cfg.max_bps, cfg.min_bps);
-    cfg.start_bps = CLAMP (cfg.start_bps, cfg.min_bps, cfg.max_bps);
-    c = rc_controller_new (&cfg);
-    s = rc_controller_get_stats (c);
-    d = rc_controller_get_decision (c);
-    rc_controller_free (c);
+  if (self->sender) {
+    s = rc_sender_get_stats (self->sender, now);
   } else {
-    s = rc_controller_get_stats (self->ctrl);
-    d = rc_controller_get_decision (self->ctrl);
+    /* Not started: what a sender with this configuration would report
+     * (an invalid range is reported as if max were min). */
+    RcSenderConfig cfg;
+    RcSender *tmp;
+
+    GST_OBJECT_LOCK (self);
+    rc_sender_config_copy (&cfg, &self->cfg);
+    GST_OBJECT_UNLOCK (self);
+    cfg.limits.max_bps = MAX (cfg.limits.max_bps, cfg.limits.min_bps);
+    tmp = rc_sender_new (&cfg, NULL);
+    s = rc_sender_get_stats (tmp, GST_CLOCK_TIME_NONE);
+    rc_sender_free (tmp);
+    rc_sender_config_clear (&cfg);
   }
-  gst_structure_set (s,
-      "twcc-events", G_TYPE_UINT64, self->twcc_events,
-      "twcc-rejected", G_TYPE_UINT64, self->twcc_rejected,
-      "rr-reports", G_TYPE_UINT64, self->rr_reports,
-      "pacing-queue-packets", G_TYPE_UINT, n_buffers,
-      "pacing-queue-bytes", G_TYPE_UINT64, self->queued_bytes,
-      "pacing-queue-ms", G_TYPE_DOUBLE, n_buffers == 0 ? 0.0 :
-      (gdouble) rc_pacer_queue_time (&self->pacer, d.pacing_bps,
-          self->queued_bytes, oldest, MAX (now, oldest)) / GST_MSECOND,
-      "encoder", G_TYPE_STRING, self->encoder ?
+  gst_structure_set (s, "encoder", G_TYPE_STRING, self->encoder ?
       GST_OBJECT_NAME (self->encoder) : "", NULL);
   g_mutex_unlock (&self->ctrl_lock);
   return s;
+}
+
+/* Index of `info` in the registry = its enum value. */
+static gint
+controller_value (const RcControllerInfo * info)
+{
+  guint i, n;
+  const RcControllerInfo *const *l = rc_controller_list (&n);
+
+  for (i = 0; i < n; i++)
+    if (l[i] == info)
+      return i;
+  return 0;
 }
 
 static void
@@ -952,9 +835,9 @@ gst_urcp_sender_set_property (GObject * object, guint prop_id,
   GstUrcpSender *self = GST_URCP_SENDER (object);
 
   GST_OBJECT_LOCK (self);
-  /* Every writable property is GST_PARAM_MUTABLE_READY: the controller,
-   * pacer and encoder set-up are built at READY->PAUSED, and switching
-   * pacing with packets queued would reorder them. */
+  /* Every writable property is GST_PARAM_MUTABLE_READY: the session is
+   * built at READY->PAUSED, and switching pacing with packets queued would
+   * reorder them. */
   if ((pspec->flags & GST_PARAM_MUTABLE_READY) &&
       GST_STATE (self) > GST_STATE_READY) {
     GST_OBJECT_UNLOCK (self);
@@ -962,33 +845,42 @@ gst_urcp_sender_set_property (GObject * object, guint prop_id,
         "NULL or READY state; ignored", pspec->name);
     return;
   }
+  if (prop_id >= PROP_N_FIXED) {
+    const gchar *key = g_ptr_array_index (param_keys, prop_id - PROP_N_FIXED);
+    GError *err = NULL;
+    if (!rc_controller_params_set_key (self->cfg.params, key, value, &err)) {
+      GST_WARNING_OBJECT (self, "%s", err->message);
+      g_error_free (err);
+    }
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
-    case PROP_CONTROLLER:
-      self->cfg.kind = g_value_get_enum (value);
+    case PROP_CONTROLLER:{
+      guint n;
+      const RcControllerInfo *const *l = rc_controller_list (&n);
+      gint v = g_value_get_enum (value);
+      if (v >= 0 && (guint) v < n)
+        self->cfg.controller = l[v];
       break;
+    }
     case PROP_MIN_BITRATE:
-      self->cfg.min_bps = g_value_get_uint (value);
+      self->cfg.limits.min_bps = g_value_get_uint (value);
       break;
     case PROP_START_BITRATE:
-      self->cfg.start_bps = g_value_get_uint (value);
+      self->cfg.limits.start_bps = g_value_get_uint (value);
       break;
     case PROP_MAX_BITRATE:
-      self->cfg.max_bps = g_value_get_uint (value);
-      break;
-    case PROP_BETA:
-      self->cfg.beta = g_value_get_double (value);
-      break;
-    case PROP_M:
-      self->cfg.m = g_value_get_double (value);
+      self->cfg.limits.max_bps = g_value_get_uint (value);
       break;
     case PROP_PACING:
-      self->pacing = g_value_get_boolean (value);
+      self->cfg.pacing = g_value_get_boolean (value);
       break;
     case PROP_PACING_FACTOR:
       self->cfg.pacing_factor = g_value_get_double (value);
       break;
     case PROP_MAX_QUEUE_TIME:
-      self->max_queue_time = g_value_get_uint64 (value);
+      self->cfg.max_queue_time = g_value_get_uint64 (value);
       break;
     case PROP_ENCODER:
       gst_clear_object (&self->encoder_prop);
@@ -1013,7 +905,8 @@ gst_urcp_sender_get_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_TARGET_BITRATE:
       g_mutex_lock (&self->ctrl_lock);
-      g_value_set_uint (value, (guint) MIN (self->target_bps, G_MAXUINT));
+      g_value_set_uint (value, self->sender ?
+          (guint) MIN (rc_sender_get_target (self->sender), G_MAXUINT) : 0);
       g_mutex_unlock (&self->ctrl_lock);
       return;
     case PROP_STATS:
@@ -1024,33 +917,36 @@ gst_urcp_sender_get_property (GObject * object, guint prop_id,
   }
 
   GST_OBJECT_LOCK (self);
+  if (prop_id >= PROP_N_FIXED) {
+    const gchar *key = g_ptr_array_index (param_keys, prop_id - PROP_N_FIXED);
+    const GValue *v = gst_structure_get_value (self->cfg.params, key);
+    g_param_value_set_default (pspec, value);
+    if (v)
+      g_value_transform (v, value);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_CONTROLLER:
-      g_value_set_enum (value, self->cfg.kind);
+      g_value_set_enum (value, controller_value (self->cfg.controller));
       break;
     case PROP_MIN_BITRATE:
-      g_value_set_uint (value, self->cfg.min_bps);
+      g_value_set_uint (value, self->cfg.limits.min_bps);
       break;
     case PROP_START_BITRATE:
-      g_value_set_uint (value, self->cfg.start_bps);
+      g_value_set_uint (value, self->cfg.limits.start_bps);
       break;
     case PROP_MAX_BITRATE:
-      g_value_set_uint (value, self->cfg.max_bps);
-      break;
-    case PROP_BETA:
-      g_value_set_double (value, self->cfg.beta);
-      break;
-    case PROP_M:
-      g_value_set_double (value, self->cfg.m);
+      g_value_set_uint (value, self->cfg.limits.max_bps);
       break;
     case PROP_PACING:
-      g_value_set_boolean (value, self->pacing);
+      g_value_set_boolean (value, self->cfg.pacing);
       break;
     case PROP_PACING_FACTOR:
       g_value_set_double (value, self->cfg.pacing_factor);
       break;
     case PROP_MAX_QUEUE_TIME:
-      g_value_set_uint64 (value, self->max_queue_time);
+      g_value_set_uint64 (value, self->cfg.max_queue_time);
       break;
     case PROP_ENCODER:
       g_value_set_object (value, self->encoder_prop);
@@ -1071,14 +967,84 @@ gst_urcp_sender_finalize (GObject * object)
   GstUrcpSender *self = GST_URCP_SENDER (object);
 
   disconnect_rtp_session (self);
-  clear_queue_locked (self);
-  rc_controller_free (self->ctrl);
-  g_array_unref (self->results);
+  if (self->sender) {
+    rc_sender_flush (self->sender, item_free);
+    rc_sender_free (self->sender);
+  }
+  rc_sender_config_clear (&self->cfg);
+  g_array_unref (self->actions);
+  g_array_unref (self->reports);
   gst_clear_object (&self->encoder);
   gst_clear_object (&self->encoder_prop);
   g_mutex_clear (&self->ctrl_lock);
   g_cond_clear (&self->queue_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* A controller's parameter spec under the property name `name`, with the
+ * blurb saying which controller it belongs to. */
+static GParamSpec *
+param_property (const RcControllerInfo * info, GParamSpec * ps,
+    const gchar * name, GParamFlags flags)
+{
+  const gchar *nick = g_intern_string (g_param_spec_get_nick (ps));
+  gchar *b = g_strdup_printf ("%s (controller=%s)",
+      g_param_spec_get_blurb (ps), info->name);
+  const gchar *blurb = g_intern_string (b);
+  GParamSpec *out = NULL;
+
+  g_free (b);
+  name = g_intern_string (name);
+  flags |= G_PARAM_STATIC_STRINGS;
+  if (G_IS_PARAM_SPEC_DOUBLE (ps)) {
+    GParamSpecDouble *d = G_PARAM_SPEC_DOUBLE (ps);
+    out = g_param_spec_double (name, nick, blurb, d->minimum, d->maximum,
+        d->default_value, flags);
+  } else if (G_IS_PARAM_SPEC_UINT (ps)) {
+    GParamSpecUInt *u = G_PARAM_SPEC_UINT (ps);
+    out = g_param_spec_uint (name, nick, blurb, u->minimum, u->maximum,
+        u->default_value, flags);
+  } else if (G_IS_PARAM_SPEC_INT (ps)) {
+    GParamSpecInt *i = G_PARAM_SPEC_INT (ps);
+    out = g_param_spec_int (name, nick, blurb, i->minimum, i->maximum,
+        i->default_value, flags);
+  } else if (G_IS_PARAM_SPEC_UINT64 (ps)) {
+    GParamSpecUInt64 *u = G_PARAM_SPEC_UINT64 (ps);
+    out = g_param_spec_uint64 (name, nick, blurb, u->minimum, u->maximum,
+        u->default_value, flags);
+  } else if (G_IS_PARAM_SPEC_BOOLEAN (ps)) {
+    out = g_param_spec_boolean (name, nick, blurb,
+        G_PARAM_SPEC_BOOLEAN (ps)->default_value, flags);
+  } else {
+    g_critical ("controller %s: parameter %s has a type urcpsender cannot "
+        "show (%s)", info->name, g_param_spec_get_name (ps),
+        g_type_name (ps->value_type));
+  }
+  return out;
+}
+
+/* One property per parameter of every registered controller. */
+static void
+install_controller_params (GObjectClass * gobject_class, GParamFlags flags)
+{
+  guint i, j, n, np;
+  const RcControllerInfo *const *l = rc_controller_list (&n);
+
+  param_keys = g_ptr_array_new ();
+  for (i = 0; i < n; i++) {
+    GParamSpec **specs = l[i]->params ? l[i]->params (&np) : NULL;
+    for (j = 0; specs && j < np; j++) {
+      gchar *key = g_strdup_printf ("%s-%s", l[i]->name,
+          g_param_spec_get_name (specs[j]));
+      GParamSpec *ps = param_property (l[i], specs[j], key, flags);
+      if (ps) {
+        g_object_class_install_property (gobject_class,
+            PROP_N_FIXED + param_keys->len, ps);
+        g_ptr_array_add (param_keys, (gpointer) g_intern_string (key));
+      }
+      g_free (key);
+    }
+  }
 }
 
 static void
@@ -1088,9 +1054,9 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
   GstElementClass *element_class = (GstElementClass *) klass;
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY;
-  RcConfig def;
+  RcSenderConfig def;
 
-  rc_config_init_defaults (&def);
+  rc_sender_config_init (&def);
 
   gobject_class->set_property = gst_urcp_sender_set_property;
   gobject_class->get_property = gst_urcp_sender_get_property;
@@ -1100,43 +1066,34 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
   g_object_class_install_property (gobject_class, PROP_CONTROLLER,
       g_param_spec_enum ("controller", "Controller",
           "Rate control algorithm", GST_TYPE_URCP_CONTROLLER,
-          def.kind, rw));
+          controller_value (def.controller), rw));
   g_object_class_install_property (gobject_class, PROP_MIN_BITRATE,
       g_param_spec_uint ("min-bitrate", "Minimum bitrate",
           "Lowest target the controller may set (bit/s)", 1000, G_MAXUINT,
-          def.min_bps, rw));
+          def.limits.min_bps, rw));
   g_object_class_install_property (gobject_class, PROP_START_BITRATE,
       g_param_spec_uint ("start-bitrate", "Start bitrate",
-          "Rate of the low-rate start-up phase (bit/s); clamped to "
+          "Target before any feedback (bit/s); clamped to "
           "min-bitrate..max-bitrate", 1000, G_MAXUINT,
-          def.start_bps, rw));
+          def.limits.start_bps, rw));
   g_object_class_install_property (gobject_class, PROP_MAX_BITRATE,
       g_param_spec_uint ("max-bitrate", "Maximum bitrate",
           "Highest target the controller may set (bit/s)", 1000, G_MAXUINT,
-          def.max_bps, rw));
-  g_object_class_install_property (gobject_class, PROP_BETA,
-      g_param_spec_double ("beta", "Beta",
-          "URCP beta (sec. VI-B): weight of delta^AVE - delta^MIN in the "
-          "target operating delay; higher competes harder, lower keeps delay "
-          "lower", 0.0, 0.99, def.beta, rw));
-  g_object_class_install_property (gobject_class, PROP_M,
-      g_param_spec_double ("m", "M",
-          "URCP M (sec. VI-C): about how many minimum RTTs it takes to reach "
-          "R^MAX; higher is slower and steadier", 1.0, 10000.0, def.m,
-          rw));
+          def.limits.max_bps, rw));
   g_object_class_install_property (gobject_class, PROP_PACING,
       g_param_spec_boolean ("pacing", "Pacing",
           "Spread packets at pacing-factor x target instead of sending each "
-          "frame as a burst", DEFAULT_PACING, rw));
+          "frame as a burst", def.pacing, rw));
   g_object_class_install_property (gobject_class, PROP_PACING_FACTOR,
       g_param_spec_double ("pacing-factor", "Pacing factor",
-          "Pacing rate as a multiple of the target bitrate", 1.0, 10.0,
+          "Pacing rate as a multiple of the target bitrate (plus FEC), when "
+          "the controller does not set one", 1.0, 10.0,
           def.pacing_factor, rw));
   g_object_class_install_property (gobject_class, PROP_MAX_QUEUE_TIME,
       g_param_spec_uint64 ("max-queue-time", "Maximum pacing queue time",
           "Longest a packet may wait in the pacing queue (ns); a burst too "
-          "big for the pacing rate is spread over this time, never dropped", GST_MSECOND,
-          10 * GST_SECOND, DEFAULT_MAX_QUEUE_TIME, rw));
+          "big for the pacing rate is spread over this time, never dropped",
+          GST_MSECOND, 10 * GST_SECOND, def.max_queue_time, rw));
   g_object_class_install_property (gobject_class, PROP_ENCODER,
       g_param_spec_object ("encoder", "Encoder",
           "Encoder whose bitrate to set; NULL: find it upstream",
@@ -1145,7 +1102,8 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
       g_param_spec_boolean ("configure-encoder", "Configure encoder",
           "Set the encoder up for real-time rate following (vp8enc/vp9enc: "
           "end-usage=cbr, deadline=1, 300 ms buffer, frame dropping; "
-          "openh264enc: rate-control=bitrate; x264enc: pass=cbr)", DEFAULT_CONFIGURE_ENCODER, rw));
+          "openh264enc: rate-control=bitrate; x264enc: pass=cbr)",
+          DEFAULT_CONFIGURE_ENCODER, rw));
   g_object_class_install_property (gobject_class, PROP_TARGET_BITRATE,
       g_param_spec_uint ("target-bitrate", "Target bitrate",
           "Current media target (bit/s); notifies on change", 0, G_MAXUINT,
@@ -1155,13 +1113,15 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
           "Controller state and learned parameters (see the element docs "
           "for the fields)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  install_controller_params (gobject_class, G_PARAM_READWRITE |
+      GST_PARAM_MUTABLE_READY);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "URCP rate controller", "Filter/Network/RTP",
-      "Sender-side rate control (URCP) from transport-wide congestion "
-      "feedback: paces RTP and sets the encoder's bitrate",
+      "Sender-side rate control from transport-wide congestion feedback: "
+      "paces RTP and sets the encoder's bitrate",
       "gst-ratecontrol developers");
   gst_type_mark_as_plugin_api (GST_TYPE_URCP_CONTROLLER, 0);
 }
@@ -1184,16 +1144,13 @@ gst_urcp_sender_init (GstUrcpSender * self)
   GST_PAD_SET_PROXY_CAPS (self->srcpad);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 
-  rc_config_init_defaults (&self->cfg);
-  self->pacing = DEFAULT_PACING;
-  self->max_queue_time = DEFAULT_MAX_QUEUE_TIME;
+  rc_sender_config_init (&self->cfg);
+  self->cfg.params = gst_structure_new_empty ("controller-parameters");
   self->configure_encoder = DEFAULT_CONFIGURE_ENCODER;
 
   g_mutex_init (&self->ctrl_lock);
   g_cond_init (&self->queue_cond);
-  g_queue_init (&self->queue);
-  self->results = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
+  self->actions = g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
+  self->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
   self->srcresult = GST_FLOW_FLUSHING;
-  self->first_push = self->last_twcc = self->last_rr = GST_CLOCK_TIME_NONE;
-  self->last_encoder_set = GST_CLOCK_TIME_NONE;
 }

@@ -2,9 +2,7 @@
 #define __GST_URCP_SENDER_H__
 
 #include <gst/gst.h>
-#include "rc-controller.h"
-#include "rc-pacer.h"
-#include "rc-twcc.h"
+#include "rc-sender.h"
 
 G_BEGIN_DECLS
 
@@ -12,51 +10,32 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstUrcpSender, gst_urcp_sender, GST, URCP_SENDER,
     GstElement);
 
+/* The `controller` property: one value per registered controller (the
+ * registry's order), nick = its name. */
 #define GST_TYPE_URCP_CONTROLLER (gst_urcp_controller_get_type ())
 GType gst_urcp_controller_get_type (void);
-
-typedef struct
-{
-  GstMiniObject *obj;           /* GstBuffer or serialized GstEvent */
-  GstClockTime arrival;         /* running time it was queued */
-  guint size;
-} GstUrcpQueued;
 
 struct _GstUrcpSender
 {
   GstElement parent;
   GstPad *sinkpad, *srcpad;
 
-  /* properties (object lock) */
-  RcConfig cfg;
-  gboolean pacing;
-  GstClockTime max_queue_time;
+  /* properties (object lock); cfg.params holds every controller's
+   * parameters as "<controller>-<parameter>" fields */
+  RcSenderConfig cfg;
   GstElement *encoder_prop;     /* set by the user */
   gboolean configure_encoder;
 
-  /* controller, pacer and queue (ctrl_lock) */
+  /* the sender session and the streaming state (ctrl_lock) */
   GMutex ctrl_lock;
   GCond queue_cond;
-  RcController *ctrl;
-  RcPacer pacer;
-  GQueue queue;
-  guint64 queued_bytes;
+  RcSender *sender;             /* items: GstBuffer or serialized GstEvent */
+  GArray *actions;              /* scratch: RcSenderAction */
   gboolean flushing;
   GstFlowReturn srcresult;
   GstClockID clock_id;
-  guint64 sent_seq;
-  RcSeqUnwrap twcc_unwrap;
-  GArray *results;              /* scratch for parsing */
-  GstClockTime first_push;
-  GstClockTime last_twcc, last_rr;
-  gboolean warned_no_feedback;
   gboolean warned_no_twcc_caps;
-  guint64 twcc_events, twcc_rejected, rr_reports;
-  guint32 ssrc;
-  gboolean have_ssrc;
   gint clock_rate;
-  guint64 target_bps;           /* last published */
-  GstClockTime last_encoder_set;
 
   /* encoder (ctrl_lock) */
   GstElement *encoder;          /* found or given; ref held */
@@ -66,6 +45,7 @@ struct _GstUrcpSender
   /* RTCP fallback */
   GObject *rtp_session;
   gulong rtcp_handler;
+  GArray *reports;              /* scratch: RcReportBlock (RTCP thread) */
 };
 
 G_END_DECLS

@@ -1,119 +1,175 @@
-/* Rate controller interface (core: no pads, no threads, no clock reads).
+/* Rate controller interface and registry (core: no pads, no threads, no
+ * clock reads).
  *
- * Every controller sees the same three calls: feedback in, packets-sent in,
- * decision out. Time is always a parameter. Units are SI throughout: rates in
- * bit/s, times in GstClockTime nanoseconds, delays converted to seconds only
- * inside the arithmetic.
+ * Every controller sees the same calls: feedback in, packets-sent in, an
+ * optional periodic tick, an optional rate limit from the sender session,
+ * and a decision out. Time is always a parameter. Units are SI: rates in
+ * bit/s, times in GstClockTime nanoseconds.
  *
- * Adding a controller means adding one core file with a
- * rc_<name>_controller_new() and one RcControllerKind value.
+ * The registry is the only list of controllers. The element's `controller`
+ * enum, its per-controller properties, `rcsim --list-controllers`, the
+ * scenario keys and every runner derive from it. Adding a controller is one
+ * core file (with an RcControllerInfo), one line in rc-controller.c's
+ * table and one meson line; tests and applications can also add one at run
+ * time with rc_controller_register().
+ *
+ * Parameters: each controller declares its own as GParamSpecs (name,
+ * range, default, a description for users). A parameter `p` of controller
+ * `c` is the property `c-p` of the sender element and the key `c-p` of a
+ * scenario's media flow. Values reach the controller as a GstStructure
+ * whose fields are named like the specs; missing fields take the spec's
+ * default. Nothing that belongs to one algorithm lives in the shared
+ * structures below.
  */
 #ifndef __RC_CONTROLLER_H__
 #define __RC_CONTROLLER_H__
 
 #include <gst/gst.h>
+#include "rc-feedback.h"
 
 G_BEGIN_DECLS
 
-/* One packet's fate, as transport-wide feedback reports it. */
+/* The bounds every controller works within (the application's choice). */
 typedef struct
 {
-  guint64 seq;                  /* extended (unwrapped) transport sequence number */
-  GstClockTime send_ts;         /* sender clock; NONE if unknown */
-  GstClockTime recv_ts;         /* receiver clock (any offset); NONE if lost */
-  guint size;                   /* bytes */
-  gboolean lost;
-} RcPacketResult;
+  guint64 min_bps;
+  guint64 start_bps;            /* clamped to min..max */
+  guint64 max_bps;
+} RcRateLimits;
 
-/* One feedback message: per-packet results (TWCC) and/or a report summary
- * (RTCP receiver report). Either part may be absent. */
-typedef struct
-{
-  const RcPacketResult *packets;
-  guint n_packets;
-
-  gboolean has_report;
-  gdouble fraction_lost;        /* 0..1, from the RR block */
-  GstClockTime rtt;             /* from LSR/DLSR; NONE if unknown */
-  GstClockTime jitter;          /* interarrival jitter; NONE if unknown */
-} RcFeedback;
-
-typedef enum
-{
-  RC_CONTROLLER_URCP = 0,
-  RC_CONTROLLER_UM = 1,
-} RcControllerKind;
-
-typedef enum
-{
-  RC_STATE_STARTUP_LOW = 0,     /* URCP sec. VI-A: low-rate phase, learn delta^MIN */
-  RC_STATE_STARTUP_RAMP,        /* URCP sec. VI-A: slow-start ramp, learn R^MAX */
-  RC_STATE_STEADY,              /* Table I: adapt estimates, k0, k2, then rate */
-  RC_STATE_HOLD,                /* feedback missing: rate held */
-  RC_STATE_BACKOFF,             /* feedback missing for long: rate backs off */
-} RcState;
+void rc_rate_limits_init (RcRateLimits * l);    /* 50 kbit/s, 300 kbit/s, 20 Mbit/s */
 
 typedef struct
 {
   guint64 media_bps;            /* what the encoder should produce */
-  guint64 fec_bps;              /* FEC / probe overhead to request (0 for URCP) */
-  guint64 pacing_bps;           /* what the pacer should drain at */
-  RcState state;
-  const gchar *reason;          /* static string: why the last change happened */
+  guint64 fec_bps;              /* FEC (repair or probe) rate to ask for */
+  guint64 pacing_bps;           /* what the pacer should drain at; 0: the
+                                 * sender's default (pacing-factor x the
+                                 * media plus FEC rate) */
+  const gchar *phase;           /* static: short name of the controller's
+                                 * phase, e.g. "startup", "steady" */
+  const gchar *reason;          /* static: why the rate is what it is, in
+                                 * words for users (equations belong in the
+                                 * code and the docs, not here) */
 } RcDecision;
-
-typedef struct
-{
-  RcControllerKind kind;
-  guint64 min_bps;
-  guint64 start_bps;
-  guint64 max_bps;
-  gdouble beta;                 /* URCP sec. VI-B */
-  gdouble m;                    /* URCP sec. VI-C */
-  gdouble pacing_factor;        /* pacing rate = factor x target */
-} RcConfig;
-
-void rc_config_init_defaults (RcConfig * cfg);
 
 typedef struct _RcController RcController;
 
-/* The vtable a controller implements; see rc-urcp.c. */
+/* What a controller implements. on_tick and limit_rate may be NULL. */
 typedef struct
 {
-  const gchar *name;
   void (*free) (RcController * c);
-  void (*on_feedback) (RcController * c, const RcFeedback * fb, GstClockTime now);
-  void (*on_packet_sent) (RcController * c, guint64 seq, guint size,
+  /* Per-packet results and/or report blocks, at their arrival `now`. */
+  void (*on_feedback) (RcController * c, const RcFeedback * fb,
+      GstClockTime now);
+  /* A packet left the pacer at `now`. `index` counts packets this sender
+   * released, from 0, one per packet in sending order. Transport-wide
+   * feedback numbers packets in the same order, but possibly with an
+   * offset and with gaps (other streams share its counter), so do not
+   * match results to sent packets by it. */
+  void (*on_packet_sent) (RcController * c, guint64 index, guint size,
       gboolean is_fec, GstClockTime now);
+  /* Called by the sender session once per RC_CONTROLLER_TICK at most:
+   * at the first poll at or after each tick time, with that poll's `now`.
+   * For timers of the controller's own. */
   void (*on_tick) (RcController * c, GstClockTime now);
+  /* The sender session cannot let the rate exceed `bps` (feedback is
+   * missing and it is backing off). Lower your rate and whatever your
+   * next decision starts from to at most `bps`. If NULL, the session only
+   * caps the decision, and the controller resumes its own rate when
+   * feedback returns. */
+  void (*limit_rate) (RcController * c, guint64 bps, GstClockTime now);
   RcDecision (*get_decision) (RcController * c);
+  /* The controller's learned parameters and counters, newly allocated;
+   * field names in lower-case-with-dashes, documented in the controller's
+   * file and docs. */
   GstStructure *(*get_stats) (RcController * c);
 } RcControllerClass;
+
+/* Tick cadence of RcControllerClass.on_tick. */
+#define RC_CONTROLLER_TICK (100 * GST_MSECOND)
 
 struct _RcController
 {
   const RcControllerClass *klass;
-  RcConfig cfg;
+  const struct _RcControllerInfo *info;
+  RcRateLimits limits;
 };
 
-RcController *rc_controller_new (const RcConfig * cfg);
+/* A registry entry. */
+typedef struct _RcControllerInfo
+{
+  const gchar *name;            /* "urcp": enum nick, scenario value, CLI */
+  const gchar *description;     /* one line for users (enum value name) */
+  /* The controller's parameters: `n` specs owned by the controller file,
+   * created once and never freed. NULL if it has none. */
+  GParamSpec **(*params) (guint * n);
+  /* A new controller; `params` may be NULL (all defaults). Its fields are
+   * already validated against the specs. Must set c->klass; the registry
+   * fills in c->info and c->limits. */
+  RcController *(*create) (const RcRateLimits * limits,
+      const GstStructure * params);
+} RcControllerInfo;
+
+/* Every registered controller, built-ins first, in a stable order. The
+ * array is valid until the next rc_controller_register(). */
+const RcControllerInfo *const *rc_controller_list (guint * n);
+/* By name, case-insensitive; NULL if unknown. */
+const RcControllerInfo *rc_controller_lookup (const gchar * name);
+/* Adds a controller (for tests and applications). FALSE if the name is
+ * taken or not a valid parameter prefix ([a-z][a-z0-9]*). Enumerations
+ * built before (the element's) do not show it. */
+gboolean rc_controller_register (const RcControllerInfo * info);
+
+/* Parameters. */
+GParamSpec *rc_controller_find_param (const RcControllerInfo * info,
+    const gchar * name);
+/* `value` for parameter `name` (its type converted and range-checked) into
+ * `params`; FALSE with `error` if unknown or out of range. */
+gboolean rc_controller_params_set (const RcControllerInfo * info,
+    GstStructure * params, const gchar * name, const GValue * value,
+    GError ** error);
+/* The same from text (a scenario file or a command line). */
+gboolean rc_controller_params_set_string (const RcControllerInfo * info,
+    GstStructure * params, const gchar * name, const gchar * text,
+    GError ** error);
+/* Every controller's parameters in one structure, as the element and the
+ * scenario files hold them: fields named "<controller>-<parameter>". */
+/* Which controller and parameter `key` names; NULL if none. */
+GParamSpec *rc_controller_find_key (const gchar * key,
+    const RcControllerInfo ** info);
+gboolean rc_controller_params_set_key (GstStructure * all, const gchar * key,
+    const GValue * value, GError ** error);
+gboolean rc_controller_params_set_key_string (GstStructure * all,
+    const gchar * key, const gchar * text, GError ** error);
+/* `info`'s fields of `all` (may be NULL), named without the prefix: what
+ * rc_controller_new() takes. A new structure. */
+GstStructure *rc_controller_params_extract (const RcControllerInfo * info,
+    const GstStructure * all);
+
+/* What a controller reads: the field if set, else the spec's default.
+ * For use in create(). */
+gdouble rc_controller_param_double (const RcControllerInfo * info,
+    const GstStructure * params, const gchar * name);
+
+/* A controller of kind `info`; NULL (with `error`) if min > max or a
+ * parameter in `params` is unknown to it. */
+RcController *rc_controller_new (const RcControllerInfo * info,
+    const RcRateLimits * limits, const GstStructure * params,
+    GError ** error);
 void rc_controller_free (RcController * c);
 const gchar *rc_controller_name (RcController * c);
 void rc_controller_on_feedback (RcController * c, const RcFeedback * fb,
     GstClockTime now);
-void rc_controller_on_packet_sent (RcController * c, guint64 seq, guint size,
-    gboolean is_fec, GstClockTime now);
-/* Called periodically (e.g. every 100 ms) so a controller can notice that
- * feedback stopped. */
+void rc_controller_on_packet_sent (RcController * c, guint64 index,
+    guint size, gboolean is_fec, GstClockTime now);
 void rc_controller_on_tick (RcController * c, GstClockTime now);
+/* TRUE if the controller lowered its own rate, FALSE if it has no
+ * limit_rate (the caller then caps the decision itself). */
+gboolean rc_controller_limit_rate (RcController * c, guint64 bps,
+    GstClockTime now);
 RcDecision rc_controller_get_decision (RcController * c);
 GstStructure *rc_controller_get_stats (RcController * c);
-
-const gchar *rc_state_to_string (RcState s);
-const gchar *rc_controller_kind_to_string (RcControllerKind k);
-
-/* Constructors, one per controller file. */
-RcController *rc_urcp_controller_new (const RcConfig * cfg);
 
 G_END_DECLS
 

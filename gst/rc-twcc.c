@@ -133,7 +133,7 @@ rc_twcc_parse (const GstStructure * s, RcSeqUnwrap * uw, GArray * out,
     const GstStructure *ps;
     guint64 seq, local = 0, remote = 0, size = 0;
     gboolean lost = FALSE, has_remote;
-    RcPacketResult r;
+    RcPacketResult r = { 0 };
     guint j;
 
     if (pv == NULL || !GST_VALUE_HOLDS_STRUCTURE (pv) ||
@@ -194,4 +194,33 @@ rc_twcc_parse (const GstStructure * s, RcSeqUnwrap * uw, GArray * out,
     g_array_append_val (out, r);
   }
   return TRUE;
+}
+
+void
+rc_twcc_translate_send_ts (GArray * results, GstClockTime now,
+    GstClockTime local_now)
+{
+  GstClockTimeDiff shift = GST_CLOCK_DIFF (now, local_now);
+  GstClockTime newest = 0;
+  guint i;
+
+  for (i = 0; i < results->len; i++) {
+    RcPacketResult *r = &g_array_index (results, RcPacketResult, i);
+    if (GST_CLOCK_TIME_IS_VALID (r->send_ts))
+      newest = MAX (newest, r->send_ts);
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (local_now) ||
+      ABS (GST_CLOCK_DIFF (newest, now)) <=
+      ABS (GST_CLOCK_DIFF (newest, local_now)))
+    return;                     /* already on our timebase */
+
+  for (i = 0; i < results->len; i++) {
+    RcPacketResult *r = &g_array_index (results, RcPacketResult, i);
+    if (!GST_CLOCK_TIME_IS_VALID (r->send_ts))
+      continue;
+    if ((GstClockTimeDiff) r->send_ts >= shift)
+      r->send_ts -= shift;
+    else
+      r->send_ts = GST_CLOCK_TIME_NONE;  /* from before we started */
+  }
 }

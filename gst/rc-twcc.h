@@ -3,7 +3,7 @@
 #define __RC_TWCC_H__
 
 #include <gst/gst.h>
-#include "rc-controller.h"
+#include "rc-feedback.h"
 
 G_BEGIN_DECLS
 
@@ -36,6 +36,15 @@ typedef struct
  * all (wrong name, no packets list); bad entries are skipped and counted. */
 gboolean rc_twcc_parse (const GstStructure * s, RcSeqUnwrap * uw,
     GArray * out, RcTwccParseInfo * info);
+
+/* rtpsession stamps local-ts with its own GstSystemClock reading when it
+ * sends the packet, not with running time; other senders of the event
+ * (tests, apps, other GStreamer versions) may use running time. Moves the
+ * send times onto the timebase of `now` when the newest of them is closer
+ * to `local_now`, the reading at `now` of the clock local-ts comes from.
+ * Send times from before that timebase began become NONE. */
+void rc_twcc_translate_send_ts (GArray * results, GstClockTime now,
+    GstClockTime local_now);
 
 G_END_DECLS
 #endif

@@ -62,13 +62,10 @@ main (int argc, char **argv)
   g_option_context_free (ctx);
 
   if (opt_list) {
-    gint k;
-    for (k = 0;; k++) {
-      const gchar *name = rc_controller_kind_to_string ((RcControllerKind) k);
-      if (g_strcmp0 (name, "unknown") == 0)
-        break;
-      g_print ("%s\n", name);
-    }
+    guint k, n;
+    const RcControllerInfo *const *l = rc_controller_list (&n);
+    for (k = 0; k < n; k++)
+      g_print ("%s\n", l[k]->name);
     return 0;
   }
   if (argc != 2) {

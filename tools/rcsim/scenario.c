@@ -31,8 +31,10 @@
 /* Per-packet feedback every 50 ms (the issue's default; transport-wide
  * feedback is usually sent every 50-100 ms). */
 #define DEFAULT_FEEDBACK_INTERVAL (50 * GST_MSECOND)
-/* urcpsender's default max-queue-time. */
-#define DEFAULT_PACER_MAX_QUEUE (250 * GST_MSECOND)
+/* RTCP reports every 5 s: RFC 3550 sec. 6.2's minimum interval, which a
+ * stock rtpbin keeps at video bitrates (its RRs came every 4-6 s on
+ * GStreamer 1.22, docs/urcpsender.md). */
+#define DEFAULT_RTCP_INTERVAL (5 * GST_SECOND)
 #define DEFAULT_CBR_PACKET 1200
 /* Short TCP flows (RFC 8867 sec. 5.7, model of RFC 8868): 30-50 KB
  * transfers with exponential idle times of mean 10 s, as the RFC authors'
@@ -49,8 +51,10 @@ static const gchar *flow_keys[] = {
   /* media */
   "controller", "min-bitrate", "start-bitrate", "max-bitrate", "fps",
   "key-interval", "key-factor", "frame-noise", "encoder-lag-ms", "mtu",
-  "feedback-interval-ms", "pacer-max-queue-ms", "pacing", "clock-offset-ms",
-  "clock-skew-ppm", "pause", "fec",
+  "app-limit", "feedback", "feedback-interval-ms", "rtcp-interval-ms",
+  "pacer-max-queue-ms", "pacing",
+  "clock-offset-ms", "clock-skew-ppm", "pause", "fec",
+  /* and every controller's parameters, "<controller>-<parameter>" */
   /* tcp */
   "cc", "size-min", "size-max", "think-mean", "initially-on",
   /* cbr */
@@ -71,24 +75,6 @@ sim_flow_kind_to_string (SimFlowKind k)
   return "unknown";
 }
 
-gboolean
-sim_controller_from_string (const gchar * name, RcControllerKind * out)
-{
-  gint k;
-
-  /* Every kind rc-controller.h knows, so a new controller needs no change
-   * here. */
-  for (k = 0;; k++) {
-    const gchar *s = rc_controller_kind_to_string ((RcControllerKind) k);
-    if (g_strcmp0 (s, "unknown") == 0)
-      return FALSE;
-    if (g_ascii_strcasecmp (s, name) == 0) {
-      *out = (RcControllerKind) k;
-      return TRUE;
-    }
-  }
-}
-
 static gboolean
 check_keys (GKeyFile * kf, const gchar * group, const gchar ** allowed,
     GError ** error)
@@ -97,7 +83,8 @@ check_keys (GKeyFile * kf, const gchar * group, const gchar ** allowed,
   gchar **k;
 
   for (k = keys; k && *k; k++) {
-    if (!g_strv_contains (allowed, *k)) {
+    if (!g_strv_contains (allowed, *k) && !(allowed == flow_keys &&
+            rc_controller_find_key (*k, NULL))) {
       g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_KEY_NOT_FOUND,
           "[%s]: unknown key '%s' (see docs/scenarios.md)", group, *k);
       g_strfreev (keys);
@@ -210,10 +197,10 @@ parse_link (GKeyFile * kf, const gchar * g, const gchar * dir,
   return TRUE;
 }
 
-/* "40:60" or "40:60,80:85" (seconds). */
+/* "A:B[,A:B...]" into pairs of numbers; FALSE if an item is not two
+ * finite numbers around a colon. */
 static gboolean
-parse_pauses (const gchar * g, const gchar * text, GArray * out,
-    GError ** error)
+parse_pairs (const gchar * text, GArray * out /* gdouble[2] */ )
 {
   gchar **parts = g_strsplit_set (text, ",;", -1);
   gchar **p;
@@ -221,37 +208,77 @@ parse_pauses (const gchar * g, const gchar * text, GArray * out,
 
   for (p = parts; *p && ok; p++) {
     gchar *item = g_strstrip (*p);
-    gchar *colon, *end1, *end2;
-    gdouble a, b;
-    SimPeriod per;
+    gchar *colon = strchr (item, ':'), *end1, *end2;
+    gdouble pair[2];
 
     if (!*item)
       continue;
-    colon = strchr (item, ':');
     if (!colon) {
       ok = FALSE;
       break;
     }
-    a = g_ascii_strtod (item, &end1);
-    b = g_ascii_strtod (colon + 1, &end2);
-    if (end1 != colon || *end2 || a < 0 || b <= a) {
-      ok = FALSE;
-      break;
-    }
-    per.from = secs (a);
-    per.to = secs (b);
-    if (out->len && per.from < g_array_index (out, SimPeriod,
-            out->len - 1).to) {
-      ok = FALSE;
-      break;
-    }
-    g_array_append_val (out, per);
+    pair[0] = g_ascii_strtod (item, &end1);
+    pair[1] = g_ascii_strtod (colon + 1, &end2);
+    ok = end1 == colon && !*end2 && isfinite (pair[0]) && isfinite (pair[1]);
+    if (ok)
+      g_array_append_vals (out, pair, 2);
   }
   g_strfreev (parts);
+  return ok;
+}
+
+/* "40:60" or "40:60,80:85" (seconds). */
+static gboolean
+parse_pauses (const gchar * g, const gchar * text, GArray * out,
+    GError ** error)
+{
+  GArray *v = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  gboolean ok = parse_pairs (text, v);
+  guint i;
+
+  for (i = 0; ok && i < v->len; i += 2) {
+    gdouble a = g_array_index (v, gdouble, i), b = g_array_index (v,
+        gdouble, i + 1);
+    SimPeriod per = { secs (a), secs (b) };
+
+    ok = a >= 0 && b > a && (out->len == 0 ||
+        per.from >= g_array_index (out, SimPeriod, out->len - 1).to);
+    if (ok)
+      g_array_append_val (out, per);
+  }
+  g_array_unref (v);
   if (!ok)
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s] pause: expected FROM:TO[,FROM:TO...] in seconds, increasing",
         g);
+  return ok;
+}
+
+/* "0:300000,20:0" (seconds: value), times increasing. */
+static gboolean
+parse_steps (const gchar * g, const gchar * key, const gchar * text,
+    GArray * out, GError ** error)
+{
+  GArray *v = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  gboolean ok = parse_pairs (text, v);
+  guint i;
+
+  for (i = 0; ok && i < v->len; i += 2) {
+    gdouble a = g_array_index (v, gdouble, i), b = g_array_index (v,
+        gdouble, i + 1);
+    SimStep st = { secs (a), (guint64) llround (b) };
+
+    ok = a >= 0 && b >= 0 && b <= (gdouble) G_MAXUINT64 / 2 &&
+        (out->len == 0 || st.at > g_array_index (out, SimStep,
+                out->len - 1).at);
+    if (ok)
+      g_array_append_val (out, st);
+  }
+  g_array_unref (v);
+  if (!ok)
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] %s: expected TIME:VALUE[,TIME:VALUE...], times in seconds, "
+        "increasing", g, key);
   return ok;
 }
 
@@ -263,6 +290,9 @@ flow_config_free (gpointer p)
   g_free (f->name);
   if (f->pauses)
     g_array_unref (f->pauses);
+  if (f->app_limit)
+    g_array_unref (f->app_limit);
+  rc_sender_config_clear (&f->sender);
   g_free (f);
 }
 
@@ -333,97 +363,141 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
     return FALSE;
   base.return_delay = ms (v);
 
-  /* media */
-  rc_config_init_defaults (&base.rc);
+  /* media: the sender session as urcpsender configures it */
+  rc_sender_config_init (&base.sender);
+  base.sender.params = gst_structure_new_empty ("controller-parameters");
+  base.pauses = g_array_new (FALSE, FALSE, sizeof (SimPeriod));
+  base.app_limit = g_array_new (FALSE, FALSE, sizeof (SimStep));
   s = g_key_file_get_string (kf, g, "controller", NULL);
-  if (s && !sim_controller_from_string (g_strstrip (s), &base.rc.kind)) {
+  if (s && !(base.sender.controller = rc_controller_lookup (g_strstrip (s)))) {
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s] controller: unknown '%s'", g, s);
     g_free (s);
-    return FALSE;
+    goto fail;
   }
   g_free (s);
-  if (!get_nonneg (kf, g, "min-bitrate", (gdouble) base.rc.min_bps, &v,
-          error))
-    return FALSE;
-  base.rc.min_bps = (guint64) llround (v);
-  if (!get_nonneg (kf, g, "start-bitrate", (gdouble) base.rc.start_bps, &v,
-          error))
-    return FALSE;
-  base.rc.start_bps = (guint64) llround (v);
-  if (!get_nonneg (kf, g, "max-bitrate", (gdouble) base.rc.max_bps, &v,
-          error))
-    return FALSE;
-  base.rc.max_bps = (guint64) llround (v);
-  if (base.rc.min_bps > base.rc.max_bps || base.rc.max_bps == 0) {
+  {
+    gchar **keys = g_key_file_get_keys (kf, g, NULL, NULL), **k;
+    gboolean ok = TRUE;
+
+    for (k = keys; ok && k && *k; k++) {
+      GError *err = NULL;
+      gchar *text;
+      if (!rc_controller_find_key (*k, NULL))
+        continue;
+      text = g_key_file_get_string (kf, g, *k, NULL);
+      ok = rc_controller_params_set_key_string (base.sender.params, *k,
+          g_strstrip (text), &err);
+      if (!ok) {
+        g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+            "[%s] %s", g, err->message);
+        g_error_free (err);
+      }
+      g_free (text);
+    }
+    g_strfreev (keys);
+    if (!ok)
+      goto fail;
+  }
+  if (!get_nonneg (kf, g, "min-bitrate",
+          (gdouble) base.sender.limits.min_bps, &v, error))
+    goto fail;
+  base.sender.limits.min_bps = (guint64) llround (v);
+  if (!get_nonneg (kf, g, "start-bitrate",
+          (gdouble) base.sender.limits.start_bps, &v, error))
+    goto fail;
+  base.sender.limits.start_bps = (guint64) llround (v);
+  if (!get_nonneg (kf, g, "max-bitrate",
+          (gdouble) base.sender.limits.max_bps, &v, error))
+    goto fail;
+  base.sender.limits.max_bps = (guint64) llround (v);
+  if (base.sender.limits.min_bps > base.sender.limits.max_bps ||
+      base.sender.limits.max_bps == 0) {
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s]: need 0 < min-bitrate <= max-bitrate", g);
-    return FALSE;
+    goto fail;
   }
   if (!get_double (kf, g, "fps", DEFAULT_FPS, &base.fps, error))
-    return FALSE;
+    goto fail;
   if (base.fps <= 0 || base.fps > 1000) {
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s] fps: must be in (0, 1000]", g);
-    return FALSE;
+    goto fail;
   }
   if (!get_nonneg (kf, g, "key-interval",
           (gdouble) DEFAULT_KEY_INTERVAL / GST_SECOND, &v, error))
-    return FALSE;
+    goto fail;
   base.key_interval = secs (v);
   if (!get_nonneg (kf, g, "key-factor", DEFAULT_KEY_FACTOR, &base.key_factor,
           error))
-    return FALSE;
+    goto fail;
   if (!get_nonneg (kf, g, "frame-noise", DEFAULT_FRAME_NOISE,
           &base.frame_noise, error))
-    return FALSE;
+    goto fail;
   if (!get_nonneg (kf, g, "encoder-lag-ms",
           (gdouble) DEFAULT_ENCODER_LAG / GST_MSECOND, &v, error))
-    return FALSE;
+    goto fail;
   base.encoder_lag = ms (v);
   if (!get_double (kf, g, "mtu", DEFAULT_MTU_PAYLOAD, &v, error))
-    return FALSE;
+    goto fail;
   if (v < 100 || v > 9000) {
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s] mtu: RTP payload bytes, 100..9000", g);
-    return FALSE;
+    goto fail;
   }
   base.mtu_payload = (guint) v;
   if (!get_nonneg (kf, g, "feedback-interval-ms",
           (gdouble) DEFAULT_FEEDBACK_INTERVAL / GST_MSECOND, &v, error))
-    return FALSE;
+    goto fail;
   base.feedback_interval = ms (v);
   if (base.feedback_interval < GST_MSECOND) {
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s] feedback-interval-ms: at least 1", g);
-    return FALSE;
+    goto fail;
+  }
+  s = g_key_file_get_string (kf, g, "feedback", NULL);
+  base.twcc = !s || !g_ascii_strcasecmp (g_strstrip (s), "twcc");
+  if (s && !base.twcc && g_ascii_strcasecmp (s, "rtcp")) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] feedback: twcc (per-packet, with RTCP reports) or rtcp "
+        "(reports only)", g);
+    g_free (s);
+    goto fail;
+  }
+  g_free (s);
+  if (!get_nonneg (kf, g, "rtcp-interval-ms",
+          (gdouble) DEFAULT_RTCP_INTERVAL / GST_MSECOND, &v, error))
+    goto fail;
+  base.rtcp_interval = ms (v);
+  if (base.rtcp_interval < 10 * GST_MSECOND) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] rtcp-interval-ms: at least 10", g);
+    goto fail;
   }
   if (!get_nonneg (kf, g, "pacer-max-queue-ms",
-          (gdouble) DEFAULT_PACER_MAX_QUEUE / GST_MSECOND, &v, error))
-    return FALSE;
-  base.pacer_max_queue = ms (v);
-  base.pacing = TRUE;
+          (gdouble) base.sender.max_queue_time / GST_MSECOND, &v, error))
+    goto fail;
+  base.sender.max_queue_time = ms (v);
   if (g_key_file_has_key (kf, g, "pacing", NULL)) {
     GError *err = NULL;
-    base.pacing = g_key_file_get_boolean (kf, g, "pacing", &err);
+    base.sender.pacing = g_key_file_get_boolean (kf, g, "pacing", &err);
     if (err) {
       g_propagate_prefixed_error (error, err, "[%s] pacing: ", g);
-      return FALSE;
+      goto fail;
     }
   }
   if (!get_double (kf, g, "clock-offset-ms", 0, &v, error))
-    return FALSE;
+    goto fail;
   /* A negative offset is folded into a large positive one: only
    * differences of receive times mean anything. */
   base.clock_offset = v >= 0 ? ms (v) : 1000 * GST_SECOND - ms (-v);
   if (!get_double (kf, g, "clock-skew-ppm", 0, &base.clock_skew_ppm, error))
-    return FALSE;
+    goto fail;
   if (fabs (base.clock_skew_ppm) > 10000) {
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s] clock-skew-ppm: |skew| <= 10000", g);
-    return FALSE;
+    goto fail;
   }
-  base.pauses = g_array_new (FALSE, FALSE, sizeof (SimPeriod));
   s = g_key_file_get_string (kf, g, "pause", NULL);
   if (s) {
     gboolean ok = parse_pauses (g, s, base.pauses, error);
@@ -431,10 +505,17 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
     if (!ok)
       goto fail;
   }
+  s = g_key_file_get_string (kf, g, "app-limit", NULL);
+  if (s) {
+    gboolean ok = parse_steps (g, "app-limit", s, base.app_limit, error);
+    g_free (s);
+    if (!ok)
+      goto fail;
+  }
   s = g_key_file_get_string (kf, g, "fec", NULL);
   if (s && g_ascii_strcasecmp (g_strstrip (s), "none")) {
-    /* Hook for rc-fec: the simulator has the place for it (sim.c,
-     * media_send_frame and media_receive) but no FEC codec yet. */
+    /* The simulator has the place for FEC (sim.c, media_protect and
+     * media_receive) but does not run the codec yet. */
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s] fec: only 'none' is supported so far", g);
     g_free (s);
@@ -500,24 +581,31 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
     f->name = count == 1 ? g_strdup (g + strlen ("flow:")) :
         g_strdup_printf ("%s-%" G_GINT64_FORMAT, g + strlen ("flow:"), i + 1);
     f->pauses = g_array_copy (base.pauses);
+    f->app_limit = g_array_copy (base.app_limit);
+    rc_sender_config_copy (&f->sender, &base.sender);
     f->initially_on = i < on;
     g_ptr_array_add (sc->flows, f);
   }
   g_array_unref (base.pauses);
+  g_array_unref (base.app_limit);
+  rc_sender_config_clear (&base.sender);
   return TRUE;
 
 fail:
   g_array_unref (base.pauses);
+  g_array_unref (base.app_limit);
+  rc_sender_config_clear (&base.sender);
   return FALSE;
 }
 
-SimScenario *
-sim_scenario_load (const gchar * path, GError ** error)
+/* `path` names the scenario (a file path or a name for text); relative
+ * trace files are found in `dir`. Takes `kf`. */
+static SimScenario *
+scenario_from_keyfile (GKeyFile * kf, const gchar * path, gchar * dir,
+    GError ** error)
 {
-  GKeyFile *kf = g_key_file_new ();
   SimScenario *sc = g_new0 (SimScenario, 1);
   gchar **groups = NULL, **g;
-  gchar *dir = g_path_get_dirname (path);
   GstClockTime default_delay = 0;
   gdouble v;
 
@@ -525,8 +613,6 @@ sim_scenario_load (const gchar * path, GError ** error)
   sc->flows = g_ptr_array_new_with_free_func (flow_config_free);
   rc_link_config_init (&sc->link);
   rc_link_config_init (&sc->reverse);
-  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, error))
-    goto fail;
 
   if (g_key_file_has_group (kf, "scenario") &&
       !check_keys (kf, "scenario", scenario_keys, error))
@@ -607,6 +693,33 @@ fail:
   return NULL;
 }
 
+SimScenario *
+sim_scenario_load (const gchar * path, GError ** error)
+{
+  GKeyFile *kf = g_key_file_new ();
+
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, error)) {
+    g_prefix_error (error, "%s: ", path);
+    g_key_file_free (kf);
+    return NULL;
+  }
+  return scenario_from_keyfile (kf, path, g_path_get_dirname (path), error);
+}
+
+SimScenario *
+sim_scenario_load_data (const gchar * text, const gchar * name,
+    const gchar * dir, GError ** error)
+{
+  GKeyFile *kf = g_key_file_new ();
+
+  if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, error)) {
+    g_prefix_error (error, "%s: ", name);
+    g_key_file_free (kf);
+    return NULL;
+  }
+  return scenario_from_keyfile (kf, name, g_strdup (dir ? dir : "."), error);
+}
+
 void
 sim_scenario_free (SimScenario * s)
 {
@@ -625,18 +738,18 @@ gboolean
 sim_scenario_set_controller (SimScenario * s, const gchar * name,
     GError ** error)
 {
-  RcControllerKind k;
+  const RcControllerInfo *info = rc_controller_lookup (name);
   guint i;
 
-  if (!sim_controller_from_string (name, &k)) {
+  if (!info) {
     g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-        "unknown controller '%s'", name);
+        "unknown controller '%s' (rcsim --list-controllers)", name);
     return FALSE;
   }
   for (i = 0; i < s->flows->len; i++) {
     SimFlowConfig *f = g_ptr_array_index (s->flows, i);
     if (f->kind == SIM_FLOW_MEDIA)
-      f->rc.kind = k;
+      f->sender.controller = info;
   }
   return TRUE;
 }

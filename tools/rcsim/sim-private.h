@@ -22,6 +22,8 @@ typedef enum
   SIM_PKT_TCP_DATA,
   SIM_PKT_TCP_ACK,
   SIM_PKT_CBR,
+  SIM_PKT_RTCP_SR,              /* media sender's report, data direction */
+  SIM_PKT_RTCP_RR,              /* media receiver's report, return direction */
 } SimPktKind;
 
 /* One packet in flight: the `data` pointer the links carry. */
@@ -41,6 +43,7 @@ typedef struct
                                  * SACK block), G_MAXUINT64 if none */
   guint32 gen;                  /* TCP: transfer (connection) generation */
   GArray *results;              /* feedback: RcPacketResult */
+  GstBuffer *rtcp;              /* RTCP RR: the compound packet */
 } SimPkt;
 
 typedef void (*SimEventFunc) (Sim * sim, gpointer obj, guint64 arg);

@@ -13,38 +13,57 @@
  *
  * Media flow: a synthetic encoder (frames at `fps`, sizes following the
  * encoder rate with lognormal noise and periodic key frames, the rate
- * following the controller's target with a first-order lag, RFC 8867
- * sec. 4) -> RTP packetizer -> the pacer (rc-pacer.h) at the controller's
- * pacing rate -> rc_controller_on_packet_sent -> the link. The receiver
- * records (seq, receive time on its own clock, lost) like a TWCC receiver;
- * every feedback interval it sends one feedback packet back over the return
- * link; at the sender the sent-packet log adds send times and sizes (as
- * rtpsession does for RTPTWCCPackets) and the controller gets
- * rc_controller_on_feedback at the feedback's arrival. rc_controller_on_tick
- * runs every 100 ms.
+ * following its target with a first-order lag, RFC 8867 sec. 4) -> RTP
+ * packetizer -> the sender session (rc-sender.h: pacing queue, controller,
+ * feedback intake, encoder-update policy, no-feedback watchdog), the same
+ * code urcpsender runs -> the link. The encoder's target is what the
+ * session hands out (RC_SENDER_SET_ENCODER), as vp8enc gets it from the
+ * element. The receiver records (seq, receive time on its own clock, lost)
+ * like a TWCC receiver; every feedback interval it sends one feedback
+ * packet back over the return link; at the sender the sent-packet log
+ * adds send times and sizes (as rtpsession does for RTPTWCCPackets), with
+ * the session's send index as the transport-wide sequence number
+ * (rtpsession numbers packets in sending order too), and the session gets
+ * them at the feedback's arrival. Sender and receiver also exchange RTCP
+ * reports like a stock rtpbin pair (RFC 3550 sec. 6): an SR each way, an RR
+ * back, every `rtcp-interval` randomized over [0.5, 1.5] of it (sec. 6.3.1);
+ * the RR is a real compound packet that rc-rtcp parses at the sender, with
+ * fraction lost, cumulative loss, extended highest sequence number, jitter
+ * (appendix A.8, on the frames' capture times) and LSR/DLSR. The session
+ * uses it only while per-packet feedback is stale, as the element does, or
+ * always with `feedback=rtcp`. The session is polled after everything it
+ * is told and at the times it asks for (its controller tick).
  *
  * FEC hook: media_protect() is where repair packets will be generated
- * (SIM_PKT_FEC, counted in fec_bytes, on_packet_sent with is_fec = TRUE)
- * and media_receive() where they will repair losses (loss_post). Until
- * rc-fec exists there is no FEC and loss_post == loss_pre. */
+ * (SIM_PKT_FEC, counted in fec_bytes, pushed as RC_SENDER_ITEM_FEC) and
+ * media_receive() where they will repair losses (loss_post). Until then
+ * there is no FEC and loss_post == loss_pre. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <gst/rtp/gstrtcpbuffer.h>
 #include "sim-private.h"
+#include "rc-rtcp.h"
 
 /* How long after the last flow stops in-flight packets are still
  * delivered and counted (longer than any queue plus delay we ship). */
 #define DRAIN (5 * GST_SECOND)
-/* rc_controller_on_tick period, as rc-controller.h suggests. */
-#define TICK_PERIOD (100 * GST_MSECOND)
 /* The receiver keeps sending feedback this long after the source stops, so
  * the last packets are reported. */
 #define FEEDBACK_TAIL (1 * GST_SECOND)
 /* RTP header (12) + transport-wide-cc one-byte header extension (4-byte
  * extension header + 3-byte element, padded to 4). */
 #define RTP_OVERHEAD 20
+/* RTCP: an SR with one report block and an SDES CNAME of ~20 bytes (RFC
+ * 3550 sec. 6.4.1, 6.5) is about 72 bytes; an RR with one block about 52. */
+#define RTCP_SR_BYTES 72
+#define RTCP_RR_BYTES 52
+/* RTP clock rate of video (RFC 3551 sec. 5). */
+#define RTP_CLOCK_RATE 90000
+/* Media SSRCs in rcsim: this plus the flow's index. */
+#define SSRC_BASE 0x5000
 /* Encoder rate-control buffer: urcpsender configures vp8enc with a 300 ms
  * buffer (README), so a key frame's excess is paid back over ~300 ms. */
 #define VBV_TIME 0.3
@@ -75,22 +94,29 @@ typedef struct
 
 struct _MediaState
 {
-  RcController *ctrl;
-  RcPacer pacer;
-  GQueue q;                     /* SimPkt waiting in the pacer */
-  guint64 q_bytes;              /* RTP bytes */
-  GstClockTime pacer_at;        /* pending wakeup, NONE if none */
-  guint64 next_seq;
-  GArray *sent_log;             /* SentRecord by seq */
+  RcSender *sender;             /* items: SimPkt */
+  GstClockTime wake_at;         /* pending media_wake, NONE if none */
+  GArray *sent_log;             /* SentRecord by send index */
+  GArray *actions;              /* scratch: RcSenderAction */
+  gdouble enc_target;           /* the encoder's target, from the session */
   gdouble enc_bps;              /* the encoder's current rate */
   gdouble vbuf;                 /* bytes produced beyond the rate */
   GstClockTime next_key;
   gboolean was_paused;
   guint64 frames;
-  GPtrArray *stat_names;        /* controller stats fields, first sample */
+  GPtrArray *stat_names;        /* session stats fields, first sample */
+  GRand *rtcp_rand;             /* report intervals */
+  GArray *reports;              /* scratch: RcReportBlock */
   /* receiver */
   guint64 rx_next;
   GArray *pending;              /* RcPacketResult for the next feedback */
+  /* receiver, for RTCP RRs (RFC 3550 appendix A.3, A.8) */
+  guint64 rx_received, expected_prior, received_prior;
+  gdouble jitter;               /* RTP timestamp units */
+  gint64 last_transit;
+  gboolean have_transit;
+  guint32 lsr;                  /* middle 32 bits of the last SR's NTP time */
+  GstClockTime sr_arrival;
 };
 
 typedef struct
@@ -236,6 +262,8 @@ sim_pkt_free (SimPkt * p)
 {
   if (p->results)
     g_array_unref (p->results);
+  if (p->rtcp)
+    gst_buffer_unref (p->rtcp);
   g_slice_free (SimPkt, p);
 }
 
@@ -244,6 +272,13 @@ is_data (SimPkt * p)
 {
   return p->kind == SIM_PKT_MEDIA || p->kind == SIM_PKT_FEC ||
       p->kind == SIM_PKT_TCP_DATA || p->kind == SIM_PKT_CBR;
+}
+
+/* Goes the data direction (data, and the media sender's SRs). */
+static gboolean
+is_forward (SimPkt * p)
+{
+  return is_data (p) || p->kind == SIM_PKT_RTCP_SR;
 }
 
 /* Bins are allocated n_bins + 1: the last collects what happens after the
@@ -259,9 +294,9 @@ gboolean
 sim_send (Sim * sim, SimPkt * p)
 {
   SimFlow *f = p->flow;
-  gboolean data = is_data (p);
-  RcLink *l = data ? f->data_link : f->ret_link;
-  guint idx = data ? f->data_idx : f->ret_idx;
+  gboolean data = is_data (p), fwd = is_forward (p);
+  RcLink *l = fwd ? f->data_link : f->ret_link;
+  guint idx = fwd ? f->data_idx : f->ret_idx;
   SimBin *b = &f->bins[bin_of (sim, sim->now)];
 
   p->sent = sim->now;
@@ -311,59 +346,80 @@ media_paused (SimFlow * f, GstClockTime t)
   return FALSE;
 }
 
-static void media_pacer (Sim * sim, gpointer obj, guint64 arg);
+static void media_wake (Sim * sim, gpointer obj, guint64 arg);
 
 static void
-media_wake_pacer (Sim * sim, SimFlow * f, GstClockTime at)
+media_schedule_wake (Sim * sim, SimFlow * f, GstClockTime at)
 {
   MediaState *m = f->media;
 
-  if (GST_CLOCK_TIME_IS_VALID (m->pacer_at) && m->pacer_at <= at)
+  if (!GST_CLOCK_TIME_IS_VALID (at) ||
+      (GST_CLOCK_TIME_IS_VALID (m->wake_at) && m->wake_at <= at &&
+          m->wake_at >= sim->now))
     return;
-  m->pacer_at = at;
-  sim_schedule (sim, at, media_pacer, f, at);
+  m->wake_at = MAX (at, sim->now);
+  sim_schedule (sim, m->wake_at, media_wake, f, m->wake_at);
 }
 
-static void
-media_release (Sim * sim, SimFlow * f, SimPkt * p)
+/* The most the source can produce at `t` (0: no limit). */
+static gdouble
+media_app_limit (SimFlow * f, GstClockTime t)
 {
-  MediaState *m = f->media;
-  SentRecord rec = { sim->now, p->rtp_size };
+  guint64 v = 0;
+  guint i;
 
-  g_assert (p->seq == m->sent_log->len);
-  g_array_append_val (m->sent_log, rec);
-  rc_controller_on_packet_sent (m->ctrl, p->seq, p->rtp_size,
-      p->kind == SIM_PKT_FEC, sim->now);
-  sim_send (sim, p);
+  for (i = 0; i < f->cfg->app_limit->len; i++) {
+    SimStep *st = &g_array_index (f->cfg->app_limit, SimStep, i);
+    if (st->at > t)
+      break;
+    v = st->value;
+  }
+  return (gdouble) v;
 }
 
+/* Everything the session has due now: packets to send, actions to carry
+ * out; then the next time it wants to run. */
 static void
-media_pacer (Sim * sim, gpointer obj, guint64 arg)
+media_service (Sim * sim, SimFlow * f)
 {
-  SimFlow *f = obj;
   MediaState *m = f->media;
-  RcDecision d;
+  SimPkt *p;
+  guint64 index;
+  GstClockTime next;
+  guint i;
 
-  if (arg != m->pacer_at)
-    return;                     /* superseded by an earlier wakeup */
-  m->pacer_at = GST_CLOCK_TIME_NONE;
   if (sim->now >= f->stop)
     return;
-  d = rc_controller_get_decision (m->ctrl);
-  while (!g_queue_is_empty (&m->q)) {
-    SimPkt *p = g_queue_peek_head (&m->q);
-    GstClockTime at = rc_pacer_next_send (&m->pacer, p->queued);
+  while ((p = rc_sender_pop (m->sender, sim->now, NULL, &index))) {
+    SentRecord rec = { sim->now, p->rtp_size };
 
-    if (at > sim->now) {
-      media_wake_pacer (sim, f, at);
-      break;
-    }
-    g_queue_pop_head (&m->q);
-    rc_pacer_sent (&m->pacer, sim->now, p->rtp_size, d.pacing_bps,
-        m->q_bytes, p->queued);
-    m->q_bytes -= p->rtp_size;
-    media_release (sim, f, p);
+    g_assert (index == m->sent_log->len);
+    p->seq = index;
+    g_array_append_val (m->sent_log, rec);
+    sim_send (sim, p);
   }
+  g_array_set_size (m->actions, 0);
+  next = rc_sender_poll (m->sender, sim->now, m->actions);
+  for (i = 0; i < m->actions->len; i++) {
+    RcSenderAction *a = &g_array_index (m->actions, RcSenderAction, i);
+    if (a->kind == RC_SENDER_SET_ENCODER)
+      m->enc_target = a->bps;
+    /* RC_SENDER_SET_FEC: no FEC in rcsim yet; RC_SENDER_WARN_NO_FEEDBACK:
+     * nobody to tell. */
+  }
+  media_schedule_wake (sim, f, next);
+  media_schedule_wake (sim, f, rc_sender_next_send (m->sender));
+}
+
+static void
+media_wake (Sim * sim, gpointer obj, guint64 arg)
+{
+  SimFlow *f = obj;
+
+  if (arg != f->media->wake_at)
+    return;                     /* superseded by an earlier wakeup */
+  f->media->wake_at = GST_CLOCK_TIME_NONE;
+  media_service (sim, f);
 }
 
 /* FEC hook: repair packets for the media packets just packetized. None
@@ -398,12 +454,18 @@ media_frame (Sim * sim, gpointer obj, guint64 n)
   }
 
   /* RFC 8867 sec. 4: the encoder follows a new target within ~100 ms;
-   * modelled as a first-order lag of that time constant. */
-  if (c->encoder_lag > 0)
-    m->enc_bps += ((gdouble) rc_controller_get_decision (m->ctrl).media_bps -
-        m->enc_bps) * (1 - exp (-dt * GST_SECOND / c->encoder_lag));
-  else
-    m->enc_bps = rc_controller_get_decision (m->ctrl).media_bps;
+   * modelled as a first-order lag of that time constant. A source that
+   * cannot fill the target (app-limit) produces less. */
+  {
+    gdouble target = m->enc_target, lim = media_app_limit (f, t);
+    if (lim > 0)
+      target = MIN (target, lim);
+    if (c->encoder_lag > 0)
+      m->enc_bps += (target - m->enc_bps) *
+          (1 - exp (-dt * GST_SECOND / c->encoder_lag));
+    else
+      m->enc_bps = target;
+  }
 
   budget = m->enc_bps / 8 * dt;
   /* Lognormal with mean 1. */
@@ -432,25 +494,18 @@ media_frame (Sim * sim, gpointer obj, guint64 n)
         payload + RTP_OVERHEAD + f->data_overhead);
 
     p->rtp_size = payload + RTP_OVERHEAD;
-    p->seq = m->next_seq++;
     p->queued = t;
     left -= payload;
     g_queue_push_tail (&frame, p);
   }
   media_protect (sim, f, &frame);
 
-  if (!c->pacing) {
-    while (!g_queue_is_empty (&frame))
-      media_release (sim, f, g_queue_pop_head (&frame));
-    return;
-  }
   while (!g_queue_is_empty (&frame)) {
     SimPkt *p = g_queue_pop_head (&frame);
-    m->q_bytes += p->rtp_size;
-    g_queue_push_tail (&m->q, p);
+    rc_sender_push (m->sender, p, p->rtp_size, p->kind == SIM_PKT_FEC ?
+        RC_SENDER_ITEM_FEC : RC_SENDER_ITEM_MEDIA, t);
   }
-  media_wake_pacer (sim, f, rc_pacer_next_send (&m->pacer,
-          ((SimPkt *) g_queue_peek_head (&m->q))->queued));
+  media_service (sim, f);
 }
 
 static GstClockTime
@@ -478,6 +533,19 @@ media_receive (Sim * sim, SimFlow * f, SimPkt * p)
   if (p->seq < m->rx_next)
     return;                     /* never happens: the link keeps order */
   m->rx_next = p->seq + 1;
+  m->rx_received++;
+  {
+    /* RFC 3550 appendix A.8: transit = arrival - RTP timestamp, both in
+     * RTP units; the capture time is the RTP timestamp. */
+    gint64 transit = (gint64) gst_util_uint64_scale (receiver_clock (f,
+            sim->now), RTP_CLOCK_RATE, GST_SECOND) -
+        (gint64) gst_util_uint64_scale (p->queued, RTP_CLOCK_RATE, GST_SECOND);
+    if (m->have_transit)
+      m->jitter += (fabs ((gdouble) (transit - m->last_transit)) - m->jitter) /
+          16;
+    m->last_transit = transit;
+    m->have_transit = TRUE;
+  }
   r.seq = p->seq;
   r.send_ts = GST_CLOCK_TIME_NONE;
   r.recv_ts = receiver_clock (f, sim->now);
@@ -519,7 +587,6 @@ static void
 media_feedback_arrive (Sim * sim, SimFlow * f, SimPkt * p)
 {
   MediaState *m = f->media;
-  RcFeedback fb = { 0 };
   guint i;
 
   /* The sender's record of what it sent completes each result, as
@@ -532,21 +599,103 @@ media_feedback_arrive (Sim * sim, SimFlow * f, SimPkt * p)
       r->size = s->size;
     }
   }
-  fb.packets = (const RcPacketResult *) p->results->data;
-  fb.n_packets = p->results->len;
-  fb.rtt = fb.jitter = GST_CLOCK_TIME_NONE;
-  rc_controller_on_feedback (m->ctrl, &fb, sim->now);
+  rc_sender_on_packet_results (m->sender,
+      (RcPacketResult *) p->results->data, p->results->len, sim->now);
+  media_service (sim, f);
 }
 
+/* RFC 3550 sec. 6.3.1: the interval times a uniform [0.5, 1.5]. */
+static GstClockTime
+rtcp_next (SimFlow * f)
+{
+  return (GstClockTime) (f->cfg->rtcp_interval *
+      g_rand_double_range (f->media->rtcp_rand, 0.5, 1.5));
+}
+
+static guint32
+ntp_short_at (GstClockTime t)
+{
+  return rc_rtcp_ntp_short (rc_rtcp_ntp_from_unix (t));
+}
+
+/* The media sender's SR: the receiver needs its NTP time for LSR. */
 static void
-media_tick (Sim * sim, gpointer obj, guint64 arg)
+media_send_sr (Sim * sim, gpointer obj, guint64 arg)
 {
   SimFlow *f = obj;
+  SimPkt *p;
 
   if (sim->now >= f->stop)
     return;
-  rc_controller_on_tick (f->media->ctrl, sim->now);
-  sim_schedule (sim, sim->now + TICK_PERIOD, media_tick, f, 0);
+  p = sim_pkt_new (f, SIM_PKT_RTCP_SR, RTCP_SR_BYTES + f->data_overhead);
+  p->seq = ntp_short_at (sim->now);
+  sim_send (sim, p);
+  sim_schedule (sim, sim->now + rtcp_next (f), media_send_sr, f, 0);
+}
+
+static void
+media_sr_arrive (Sim * sim, SimFlow * f, SimPkt * p)
+{
+  f->media->lsr = (guint32) p->seq;
+  f->media->sr_arrival = sim->now;
+}
+
+/* The receiver's RR about the flow (RFC 3550 sec. 6.4.2, appendix A.3). */
+static void
+media_send_rr (Sim * sim, gpointer obj, guint64 arg)
+{
+  SimFlow *f = obj;
+  MediaState *m = f->media;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  guint64 expected = m->rx_next, exp_int, rec_int;
+  gint64 lost = (gint64) expected - (gint64) m->rx_received;
+  guint8 fraction = 0;
+  guint32 dlsr = 0;
+  SimPkt *p;
+
+  if (sim->now >= f->stop + FEEDBACK_TAIL)
+    return;
+  sim_schedule (sim, sim->now + rtcp_next (f), media_send_rr, f, 0);
+  if (m->rx_received == 0)
+    return;                     /* nothing received: no report block */
+  exp_int = expected - m->expected_prior;
+  rec_int = m->rx_received - m->received_prior;
+  m->expected_prior = expected;
+  m->received_prior = m->rx_received;
+  if (exp_int > 0 && exp_int > rec_int)
+    fraction = (guint8) (((exp_int - rec_int) << 8) / exp_int);
+  if (m->lsr)
+    dlsr = (guint32) gst_util_uint64_scale (sim->now - m->sr_arrival, 65536,
+        GST_SECOND);
+  p = sim_pkt_new (f, SIM_PKT_RTCP_RR, RTCP_RR_BYTES + f->ret_overhead);
+  p->rtcp = gst_rtcp_buffer_new (1400);
+  gst_rtcp_buffer_map (p->rtcp, GST_MAP_READWRITE, &rtcp);
+  gst_rtcp_buffer_add_packet (&rtcp, GST_RTCP_TYPE_RR, &pkt);
+  gst_rtcp_packet_rr_set_ssrc (&pkt, SSRC_BASE + 0x1000 + f->id);
+  /* Extended highest seq: the transport index stands in for the RTP
+   * sequence number (one media packet each). */
+  gst_rtcp_packet_add_rb (&pkt, SSRC_BASE + f->id, fraction,
+      (gint32) CLAMP (lost, -8388608, 8388607),
+      (guint32) (expected ? expected - 1 : 0), (guint32) m->jitter, m->lsr,
+      dlsr);
+  gst_rtcp_buffer_unmap (&rtcp);
+  sim_send (sim, p);
+}
+
+static void
+media_rr_arrive (Sim * sim, SimFlow * f, SimPkt * p)
+{
+  MediaState *m = f->media;
+
+  g_array_set_size (m->reports, 0);
+  rc_rtcp_parse (p->rtcp, ntp_short_at (sim->now), RTP_CLOCK_RATE,
+      m->reports, NULL);
+  if (m->reports->len == 0)
+    return;
+  rc_sender_on_reports (m->sender, (RcReportBlock *) m->reports->data,
+      m->reports->len, sim->now);
+  media_service (sim, f);
 }
 
 static void
@@ -555,21 +704,29 @@ media_init (Sim * sim, SimFlow * f)
   MediaState *m = g_new0 (MediaState, 1);
 
   f->media = m;
-  m->ctrl = rc_controller_new (&f->cfg->rc);
-  g_assert (m->ctrl);
-  rc_pacer_init (&m->pacer, f->cfg->pacer_max_queue);
-  g_queue_init (&m->q);
-  m->pacer_at = GST_CLOCK_TIME_NONE;
+  /* The scenario parser validated the configuration. */
+  m->sender = rc_sender_new (&f->cfg->sender, NULL);
+  g_assert (m->sender);
+  m->wake_at = GST_CLOCK_TIME_NONE;
   m->sent_log = g_array_new (FALSE, FALSE, sizeof (SentRecord));
+  m->actions = g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
   m->pending = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
-  m->enc_bps = rc_controller_get_decision (m->ctrl).media_bps;
+  m->enc_target = m->enc_bps = rc_sender_get_target (m->sender);
   m->stat_names = g_ptr_array_new_with_free_func (g_free);
+  m->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
+  m->rtcp_rand = g_rand_new_with_seed (derive_seed (sim->seed, 0x100 + f->id,
+          2));
+  m->sr_arrival = GST_CLOCK_TIME_NONE;
+  rc_sender_set_ssrc (m->sender, SSRC_BASE + f->id);
+  rc_sender_set_clock_rate (m->sender, RTP_CLOCK_RATE);
   if (f->start >= f->stop)
     return;
   sim_schedule (sim, f->start, media_frame, f, 0);
-  sim_schedule (sim, f->start + f->cfg->feedback_interval, media_feedback,
-      f, 0);
-  sim_schedule (sim, f->start + TICK_PERIOD, media_tick, f, 0);
+  if (f->cfg->twcc)
+    sim_schedule (sim, f->start + f->cfg->feedback_interval, media_feedback,
+        f, 0);
+  sim_schedule (sim, f->start + rtcp_next (f), media_send_sr, f, 0);
+  sim_schedule (sim, f->start + rtcp_next (f), media_send_rr, f, 0);
 }
 
 static void
@@ -579,10 +736,13 @@ media_free (SimFlow * f)
 
   if (!m)
     return;
-  rc_controller_free (m->ctrl);
-  g_queue_clear_full (&m->q, (GDestroyNotify) sim_pkt_free);
+  rc_sender_flush (m->sender, (GDestroyNotify) sim_pkt_free);
+  rc_sender_free (m->sender);
   g_array_unref (m->sent_log);
+  g_array_unref (m->actions);
   g_array_unref (m->pending);
+  g_array_unref (m->reports);
+  g_rand_free (m->rtcp_rand);
   g_ptr_array_unref (m->stat_names);
   g_free (m);
 }
@@ -667,7 +827,7 @@ static gchar *
 media_stats_row (SimFlow * f)
 {
   MediaState *m = f->media;
-  GstStructure *st = rc_controller_get_stats (m->ctrl);
+  GstStructure *st = rc_sender_get_stats (m->sender, f->sim->now);
   GString *row = g_string_new (NULL);
   guint i;
 
@@ -702,9 +862,9 @@ sample (Sim * sim, gpointer obj, guint64 b)
 
     bin->active = flow_active (f, sim->now);
     if (f->media && sim->now >= f->start && sim->now < f->stop) {
-      RcDecision d = rc_controller_get_decision (f->media->ctrl);
+      RcDecision d = rc_sender_get_decision (f->media->sender);
       bin->target_bps = d.media_bps;
-      bin->pacing_bps = d.pacing_bps;
+      bin->pacing_bps = rc_sender_get_pacing_rate (f->media->sender);
       bin->encoder_bps = f->media->enc_bps;
       bin->stats = media_stats_row (f);
     } else if (f->tcp) {
@@ -727,7 +887,7 @@ deliver (Sim * sim, guint l, RcLinkPacket * out)
   SimFlow *f = p->flow;
   LinkAcc *acc = &sim->acc[l];
   gboolean data = is_data (p);
-  GstClockTime prop = data ? f->cfg->delay : f->cfg->return_delay;
+  GstClockTime prop = is_forward (p) ? f->cfg->delay : f->cfg->return_delay;
   SimBin *b = &f->bins[bin_of (sim, out->departed)];
 
   if (out->lost) {
@@ -779,6 +939,12 @@ deliver (Sim * sim, guint l, RcLinkPacket * out)
       break;
     case SIM_PKT_CBR:
       sim_flow_goodput (f, p->wire_size, out->departed);
+      break;
+    case SIM_PKT_RTCP_SR:
+      media_sr_arrive (sim, f, p);
+      break;
+    case SIM_PKT_RTCP_RR:
+      media_rr_arrive (sim, f, p);
       break;
   }
   sim_pkt_free (p);
@@ -924,14 +1090,12 @@ integrate_capacity (Sim * sim)
 }
 
 void
-sim_run (Sim * sim)
+sim_run_until (Sim * sim, GstClockTime until)
 {
-  GstClockTime limit = sim->end + DRAIN;
   RcLinkPacket out;
   guint l;
 
   g_return_if_fail (!sim->ran);
-  sim->ran = TRUE;
   for (;;) {
     GstClockTime t = G_MAXUINT64;
 
@@ -942,7 +1106,7 @@ sim_run (Sim * sim)
       if (GST_CLOCK_TIME_IS_VALID (lt))
         t = MIN (t, lt);
     }
-    if (t == G_MAXUINT64 || t > limit)
+    if (t == G_MAXUINT64 || t > until)
       break;
     sim->now = MAX (sim->now, t);
     for (l = 0; l < 2; l++) {
@@ -958,7 +1122,63 @@ sim_run (Sim * sim)
       e.fn (sim, e.obj, e.arg);
     }
   }
+  sim->now = MAX (sim->now, MIN (until, sim->end + DRAIN));
+}
+
+void
+sim_run (Sim * sim)
+{
+  g_return_if_fail (!sim->ran);
+  sim_run_until (sim, sim->end + DRAIN);
+  sim->ran = TRUE;
   integrate_capacity (sim);
+}
+
+GstClockTime
+sim_get_time (Sim * sim)
+{
+  return sim->now;
+}
+
+RcSender *
+sim_flow_sender (Sim * sim, guint flow)
+{
+  SimFlow *f;
+
+  g_return_val_if_fail (flow < sim->flows->len, NULL);
+  f = g_ptr_array_index (sim->flows, flow);
+  return f->media ? f->media->sender : NULL;
+}
+
+void
+sim_flow_window (Sim * sim, guint flow, GstClockTime from, GstClockTime to,
+    SimWindow * out)
+{
+  SimFlow *f;
+  guint b, b0, b1, nt = 0;
+  guint64 bytes = 0;
+  gdouble qd = 0, target = 0;
+
+  g_return_if_fail (flow < sim->flows->len && to > from);
+  f = g_ptr_array_index (sim->flows, flow);
+  memset (out, 0, sizeof (*out));
+  b0 = bin_of (sim, from);
+  b1 = bin_of (sim, to);
+  for (b = b0; b < b1; b++) {
+    SimBin *bn = &f->bins[b];
+    bytes += bn->goodput_bytes;
+    qd += bn->qd_sum_ms;
+    out->sent_pkts += bn->sent_pkts;
+    out->delivered_pkts += bn->delivered_pkts;
+    out->lost_pkts += bn->lost_pkts;
+    if (f->media && b * SIM_BIN >= f->start && b * SIM_BIN < f->stop) {
+      target += bn->target_bps;
+      nt++;
+    }
+  }
+  out->goodput_bps = bytes * 8.0 / ((gdouble) (to - from) / GST_SECOND);
+  out->qdelay_mean_ms = out->delivered_pkts ? qd / out->delivered_pkts : 0;
+  out->target_mean_bps = nt ? target / nt : 0;
 }
 
 /* ------------------------------------------------------------- metrics */
@@ -1007,7 +1227,7 @@ flow_demand (SimFlow * f)
 {
   switch (f->cfg->kind) {
     case SIM_FLOW_MEDIA:
-      return (gdouble) f->cfg->rc.max_bps;
+      return (gdouble) f->cfg->sender.limits.max_bps;
     case SIM_FLOW_CBR:
       return (gdouble) f->cfg->rate_bps;
     case SIM_FLOW_TCP:
@@ -1153,7 +1373,7 @@ flow_controller (SimFlow * f)
 {
   switch (f->cfg->kind) {
     case SIM_FLOW_MEDIA:
-      return rc_controller_kind_to_string (f->cfg->rc.kind);
+      return f->cfg->sender.controller->name;
     case SIM_FLOW_TCP:
       return f->cfg->cc == SIM_TCP_CUBIC ? "cubic" : "newreno";
     case SIM_FLOW_CBR:

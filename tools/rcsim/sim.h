@@ -9,7 +9,7 @@
 #define __RCSIM_SIM_H__
 
 #include <gst/gst.h>
-#include "rc-controller.h"
+#include "rc-sender.h"
 #include "rc-link.h"
 
 G_BEGIN_DECLS
@@ -35,6 +35,13 @@ typedef struct
   GstClockTime from, to;
 } SimPeriod;
 
+/* A value that changes at given times (from `at` on). */
+typedef struct
+{
+  GstClockTime at;
+  guint64 value;
+} SimStep;
+
 /* One flow as the scenario describes it (a section with count=N gives N). */
 typedef struct
 {
@@ -46,16 +53,20 @@ typedef struct
   GstClockTime return_delay;    /* one-way propagation delay, feedback/ACKs */
 
   /* media */
-  RcConfig rc;                  /* controller kind and bitrate limits */
+  RcSenderConfig sender;        /* controller, its parameters, bitrate
+                                 * limits, pacing: as urcpsender has them */
   gdouble fps;
   GstClockTime key_interval;    /* 0: only the first frame is a key frame */
   gdouble key_factor;           /* key frame size / mean frame size */
   gdouble frame_noise;          /* sigma of the lognormal frame-size factor */
   GstClockTime encoder_lag;     /* first-order time constant */
   guint mtu_payload;            /* RTP payload bytes per packet, at most */
+  GArray *app_limit;            /* SimStep: the most the source can produce
+                                 * (bit/s, 0: no limit), like an encoder on
+                                 * content that cannot fill its target */
+  gboolean twcc;                /* per-packet feedback; FALSE: RTCP RR only */
   GstClockTime feedback_interval;
-  GstClockTime pacer_max_queue;
-  gboolean pacing;
+  GstClockTime rtcp_interval;   /* mean interval of SRs and RRs */
   GstClockTime clock_offset;    /* receiver clock minus sender clock */
   gdouble clock_skew_ppm;       /* receiver clock runs fast by this */
   GArray *pauses;               /* SimPeriod: source produces nothing */
@@ -85,21 +96,46 @@ typedef struct
 } SimScenario;
 
 SimScenario *sim_scenario_load (const gchar * path, GError ** error);
+/* From text (tests); `name` names it, relative trace files are looked up
+ * in `dir` (may be NULL: the current directory). */
+SimScenario *sim_scenario_load_data (const gchar * text, const gchar * name,
+    const gchar * dir, GError ** error);
 void sim_scenario_free (SimScenario * s);
 /* Overrides every media flow's controller. */
 gboolean sim_scenario_set_controller (SimScenario * s, const gchar * name,
     GError ** error);
 /* Shortens (or lengthens) the run; flows stopping later are cut. */
 void sim_scenario_set_duration (SimScenario * s, GstClockTime duration);
-gboolean sim_controller_from_string (const gchar * name,
-    RcControllerKind * out);
 const gchar *sim_flow_kind_to_string (SimFlowKind k);
 
 typedef struct _Sim Sim;
 
 Sim *sim_new (const SimScenario * scen, guint32 seed);
 void sim_free (Sim * sim);
+/* Runs the whole scenario (and the drain after it); once. */
 void sim_run (Sim * sim);
+/* Runs up to virtual time `t` (for tests that look inside on the way);
+ * sim_run() finishes the run afterwards. */
+void sim_run_until (Sim * sim, GstClockTime t);
+GstClockTime sim_get_time (Sim * sim);
+/* The sender session of media flow `flow` (index in the scenario's flow
+ * order), or NULL if it is not a media flow. */
+RcSender *sim_flow_sender (Sim * sim, guint flow);
+
+/* One flow over [from, to) of the run so far, from the 200 ms bins
+ * (docs/metrics.md): rates by departure from the bottleneck, drops by
+ * entry. */
+typedef struct
+{
+  gdouble goodput_bps;
+  gdouble qdelay_mean_ms;       /* over the packets delivered; 0 if none */
+  guint64 sent_pkts, delivered_pkts, lost_pkts;
+  gdouble target_mean_bps;      /* media: the session's target at each bin
+                                 * start, averaged */
+} SimWindow;
+
+void sim_flow_window (Sim * sim, guint flow, GstClockTime from,
+    GstClockTime to, SimWindow * out);
 /* Output, after sim_run. */
 void sim_write_json (Sim * sim, GString * out);
 void sim_write_table (Sim * sim, GString * out);

@@ -23,6 +23,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/check/gsttestclock.h>
 #include <gst/rtp/gstrtpbuffer.h>
+#include "rc-controller.h"
 
 #define TWCC_URI \
   "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
@@ -33,6 +34,8 @@
 #define SSRC 1234
 #define PKT_SIZE 1200           /* bytes, RTP header included */
 #define MS GST_MSECOND
+/* A clean path: 50 ms one way, the receiver's clock 7 s ahead. */
+#define CLEAN_OWD (7 * GST_SECOND + 50 * MS)
 
 /* Element defaults (rc_config_init_defaults and gsturcpsender.c). */
 #define DEF_MIN_BPS 50000
@@ -432,7 +435,8 @@ GST_START_TEST (test_properties_defaults)
   fail_unless (e != NULL);
   fail_unless_equals_string (enum_nick (e, "controller"), "urcp");
   g_object_get (e, "min-bitrate", &min_bps, "start-bitrate", &start_bps,
-      "max-bitrate", &max_bps, "beta", &beta, "m", &m, "pacing", &pacing,
+      "max-bitrate", &max_bps, "urcp-beta", &beta, "urcp-rtts-to-capacity",
+      &m, "pacing", &pacing,
       "pacing-factor", &factor, "max-queue-time", &mq, "encoder", &enc,
       "configure-encoder", &conf, NULL);
   fail_unless_equals_int (min_bps, DEF_MIN_BPS);
@@ -514,6 +518,81 @@ GST_START_TEST (test_stats_while_playing)
 
 GST_END_TEST;
 
+/* The controller enum and the per-controller properties come from the one
+ * registry (rc-controller.c), in its order; rcsim --list-controllers prints
+ * the same list. */
+GST_START_TEST (test_controllers_from_registry)
+{
+  GstElement *e = gst_element_factory_make ("urcpsender", NULL);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "controller");
+  GEnumClass *ec = G_PARAM_SPEC_ENUM (ps)->enum_class;
+  const RcControllerInfo *const *l;
+  guint i, j, n, np;
+
+  l = rc_controller_list (&n);
+  fail_unless (n >= 2);
+  fail_unless_equals_int (ec->n_values, n);
+  for (i = 0; i < n; i++) {
+    GParamSpec **specs = l[i]->params ? l[i]->params (&np) : NULL;
+    GEnumValue *ev = g_enum_get_value (ec, i);
+
+    fail_unless (ev != NULL);
+    fail_unless_equals_string (ev->value_nick, l[i]->name);
+    for (j = 0; specs && j < np; j++) {
+      gchar *key = g_strdup_printf ("%s-%s", l[i]->name,
+          g_param_spec_get_name (specs[j]));
+      GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+          key);
+      GValue def = G_VALUE_INIT, got = G_VALUE_INIT;
+
+      fail_unless (p != NULL, "no property %s", key);
+      fail_unless (p->value_type == specs[j]->value_type);
+      fail_unless ((p->flags & GST_PARAM_MUTABLE_READY) != 0);
+      /* Same default as the controller's own. */
+      g_value_init (&def, p->value_type);
+      g_value_init (&got, p->value_type);
+      g_param_value_set_default (specs[j], &def);
+      g_object_get_property (G_OBJECT (e), key, &got);
+      fail_unless (gst_value_compare (&def, &got) == GST_VALUE_EQUAL,
+          "%s: default differs", key);
+      g_value_unset (&def);
+      g_value_unset (&got);
+      g_free (key);
+    }
+  }
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* A parameter set on the element reaches the controller it belongs to. */
+GST_START_TEST (test_controller_parameter_applies)
+{
+  GstHarness *h = sender_harness_new (CAPS_TWCC, "pacing", FALSE,
+      "controller", 1, "um-k0", 8000.0, NULL);
+  Sim sim;
+  GstClockTime t;
+  gdouble k0 = 0;
+
+  fail_unless_equals_string (enum_nick (h->element, "controller"), "um");
+  sim_init (&sim, h, 0);
+  /* Through start-up into steady state, where UM's k0 is in force. */
+  for (t = 0; t <= 8 * GST_SECOND; t += 10 * MS) {
+    sim_set_time (&sim, t);
+    sim_send (&sim, PKT_SIZE);
+    if (t % (50 * MS) == 0)
+      sim_feedback (&sim, CLEAN_OWD);
+  }
+  assert_state (h->element, "steady");
+  k0 = stats_double (h->element, "k0");
+  fail_unless_equals_float (k0, 8000.0);
+  sim_clear (&sim);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Writable properties: set, read back the same value. */
 static const struct
 {
@@ -524,8 +603,10 @@ static const struct
   {"min-bitrate", "100000"},
   {"start-bitrate", "500000"},
   {"max-bitrate", "3000000"},
-  {"beta", "0.5"},
-  {"m", "50"},
+  {"urcp-beta", "0.5"},
+  {"urcp-rtts-to-capacity", "50"},
+  {"um-k0", "8000"},
+  {"um-k2", "1.2"},
   {"pacing", "false"},
   {"pacing-factor", "2.5"},
   {"max-queue-time", "100000000"},
@@ -949,8 +1030,6 @@ on_target_notify (GObject * obj, GParamSpec * ps, Recorder * r)
   g_array_append_val (r->times, r->now);
   g_array_append_val (r->values, v);
 }
-
-#define CLEAN_OWD (7 * GST_SECOND + 50 * MS)
 
 GST_START_TEST (test_twcc_drives_encoder)
 {
@@ -1688,6 +1767,8 @@ urcpsender_suite (void)
   tc = tcase_create ("properties");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_properties_defaults);
+  tcase_add_test (tc, test_controllers_from_registry);
+  tcase_add_test (tc, test_controller_parameter_applies);
   tcase_add_test (tc, test_stats_while_playing);
   tcase_add_test (tc, test_property_ready_only);
   tcase_add_test (tc, test_latency_query);

@@ -1,0 +1,156 @@
+/* The sender session (core, sans-IO): everything between a rate controller
+ * and the pads.
+ *
+ * It owns the controller, the pacing queue, feedback intake (transport-wide
+ * per-packet results and RTCP report blocks, with their time translation
+ * and arbitration), the encoder-update policy, the FEC rate the controller
+ * asks for, and the no-feedback watchdog. The urcpsender element runs it
+ * on its streaming threads, rcsim in virtual time: what rcsim measures is
+ * what ships.
+ *
+ * Sans-IO (the model: gst-plugins-rs rtpbin2's session): nothing here reads
+ * a clock, takes a lock or touches a pad. Time comes in as `now`, always in
+ * one timebase (running time in the element, virtual time in rcsim), and
+ * what to do comes out as values. Not thread-safe: one caller at a time.
+ *
+ * The calls and what each means:
+ *   rc_sender_push()      an item enters the pacing queue at `now`
+ *   rc_sender_next_send() when rc_sender_pop() will have the head item
+ *   rc_sender_pop()       the head item, if due at `now`; a packet popped
+ *                         is sent at `now` (the controller hears of it)
+ *   rc_sender_on_*()      feedback arrived at `now`
+ *   rc_sender_poll()      runs what is due at `now` and returns actions:
+ *                         set the encoder's bitrate, set the FEC rate, warn;
+ *                         and when it wants to be polled again. Call it
+ *                         after any of the calls above, and at the time it
+ *                         returned. The controller's on_tick runs from here,
+ *                         once per RC_CONTROLLER_TICK at most.
+ */
+#ifndef __RC_SENDER_H__
+#define __RC_SENDER_H__
+
+#include <gst/gst.h>
+#include "rc-controller.h"
+#include "rc-twcc.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  const RcControllerInfo *controller;
+  GstStructure *params;         /* parameters of any controllers, fields
+                                 * named "<controller>-<parameter>"; the
+                                 * chosen controller's apply, missing ones
+                                 * take its defaults; may be NULL */
+  RcRateLimits limits;
+  gboolean pacing;              /* FALSE: every item is due when pushed */
+  gdouble pacing_factor;        /* pacing rate = factor x (media + FEC), when
+                                 * the controller does not set one */
+  GstClockTime max_queue_time;  /* no packet waits longer in the pacer */
+} RcSenderConfig;
+
+/* urcp, rc_rate_limits_init(), pacing on, factor 1.5, 250 ms. */
+void rc_sender_config_init (RcSenderConfig * cfg);
+void rc_sender_config_copy (RcSenderConfig * dst, const RcSenderConfig * src);
+void rc_sender_config_clear (RcSenderConfig * cfg);
+
+typedef enum
+{
+  RC_SENDER_ITEM_MEDIA = 0,
+  RC_SENDER_ITEM_FEC,           /* a repair packet: paced, reported as FEC */
+  RC_SENDER_ITEM_MARKER,        /* not a packet (e.g. a serialized event):
+                                 * keeps its place, leaves as soon as it is
+                                 * at the head, is not counted */
+} RcSenderItemKind;
+
+typedef enum
+{
+  RC_SENDER_SET_ENCODER,        /* bps: give the encoder this target */
+  RC_SENDER_SET_FEC,            /* bps: ask the FEC encoder for this rate */
+  RC_SENDER_WARN_NO_FEEDBACK,   /* once: packets went out for a while and no
+                                 * feedback of any kind came back */
+} RcSenderActionKind;
+
+typedef struct
+{
+  RcSenderActionKind kind;
+  guint64 bps;
+} RcSenderAction;
+
+/* The no-feedback watchdog's view. */
+typedef enum
+{
+  RC_SENDER_FEEDBACK_OK = 0,
+  RC_SENDER_FEEDBACK_HOLD,      /* missing a while: the rate is held */
+  RC_SENDER_FEEDBACK_BACKOFF,   /* missing long: the rate halves each second */
+} RcSenderFeedbackState;
+
+typedef struct _RcSender RcSender;
+
+/* NULL with `error` if the configuration is invalid (min > max, a
+ * parameter the controller does not have or out of its range). */
+RcSender *rc_sender_new (const RcSenderConfig * cfg, GError ** error);
+void rc_sender_free (RcSender * s);
+const RcSenderConfig *rc_sender_get_config (RcSender * s);
+
+/* The media stream's SSRC (RTCP blocks about other streams are ignored
+ * once it is known) and RTP clock rate (for RR jitter). */
+void rc_sender_set_ssrc (RcSender * s, guint32 ssrc);
+void rc_sender_set_clock_rate (RcSender * s, gint clock_rate);
+
+/* ---- pacing queue */
+void rc_sender_push (RcSender * s, gpointer data, guint size,
+    RcSenderItemKind kind, GstClockTime now);
+GstClockTime rc_sender_next_send (RcSender * s);
+/* `index` (may be NULL): the packet's send index, see on_packet_sent in
+ * rc-controller.h; G_MAXUINT64 for a marker. */
+gpointer rc_sender_pop (RcSender * s, GstClockTime now,
+    RcSenderItemKind * kind, guint64 * index);
+/* Drops every queued item (passing its data to `free_data`, may be NULL)
+ * and resets the pacer. */
+void rc_sender_flush (RcSender * s, GDestroyNotify free_data);
+/* Packets (markers excluded), bytes and the time the queue needs to drain
+ * at the current pacing rate. */
+void rc_sender_queue_info (RcSender * s, GstClockTime now, guint * packets,
+    guint64 * bytes, GstClockTime * drain_time);
+
+/* ---- feedback */
+/* An RTPTWCCPackets event's structure (rc-twcc.h). `local_now` is the
+ * reading at `now` of the clock its local-ts were taken from (the system
+ * clock for rtpsession), NONE if unknown; see rc_twcc_translate_send_ts().
+ * FALSE if the structure is unusable. `info` (may be NULL) reports what
+ * was rejected. */
+gboolean rc_sender_on_twcc (RcSender * s, const GstStructure * event,
+    GstClockTime now, GstClockTime local_now, RcTwccParseInfo * info);
+/* Per-packet results already on the sender's timebase (rcsim). The array
+ * is the caller's; the sender may modify it. */
+void rc_sender_on_packet_results (RcSender * s, RcPacketResult * results,
+    guint n, GstClockTime now);
+/* Report blocks, as rc_rtcp_parse() gives them. Blocks about other media
+ * SSRCs are dropped; receiver reports are dropped while transport-wide
+ * feedback is fresh (it is finer). */
+void rc_sender_on_reports (RcSender * s, const RcReportBlock * blocks,
+    guint n, GstClockTime now);
+
+/* ---- decisions */
+/* Runs what is due at `now` and appends RcSenderAction values to
+ * `actions`. Returns when to call again even if nothing else happens
+ * (the next controller tick), NONE if `now` is. */
+GstClockTime rc_sender_poll (RcSender * s, GstClockTime now,
+    GArray * actions);
+/* The controller's decision as the session applies it (the watchdog may
+ * cap it and names its own phase then). */
+RcDecision rc_sender_get_decision (RcSender * s);
+/* The target last handed to the encoder (the start bitrate at first). */
+guint64 rc_sender_get_target (RcSender * s);
+guint64 rc_sender_get_pacing_rate (RcSender * s);
+RcSenderFeedbackState rc_sender_get_feedback_state (RcSender * s);
+/* The controller's stats plus the session's: controller, state, reason,
+ * target-bitrate, fec-bitrate, pacing-bitrate, twcc-events, twcc-rejected,
+ * rr-reports, pacing-queue-packets, pacing-queue-bytes, pacing-queue-ms.
+ * `now` may be NONE. */
+GstStructure *rc_sender_get_stats (RcSender * s, GstClockTime now);
+RcController *rc_sender_get_controller (RcSender * s);
+
+G_END_DECLS
+#endif

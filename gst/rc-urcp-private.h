@@ -1,0 +1,190 @@
+/* URCP internals shared by its files and by UM (core).
+ *
+ *   rc-urcp.c          Table I: estimates (eqs. 14, 15), parameters
+ *                      (eqs. 16, 17), rate (eq. 18), over the delay and
+ *                      loss signals (sec. VI-E); feedback intake, decision,
+ *                      stats; the `urcp` registry entry
+ *   rc-urcp-startup.c  sec. VI-A start-up: low-rate phase, slow-start ramp,
+ *                      with our noise-robust exit tests
+ *   rc-urcp-probe.c    our extension: re-probing R^MAX when no standing
+ *                      queue shows (sec. VII-B says only re-probing can
+ *                      correct an under-estimate)
+ *   rc-urcp-loss.c     our extension: epsilon^MIN as the measured inherent
+ *                      loss instead of eq. 15
+ *   rc-um.c            the fixed-parameter UM baseline (eq. 6): this engine
+ *                      with fixed k0 and k2 and no adaptation
+ */
+#ifndef __RC_URCP_PRIVATE_H__
+#define __RC_URCP_PRIVATE_H__
+
+#include "rc-controller.h"
+#include "rc-owd.h"
+#include "rc-window.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (rc_urcp_debug);
+
+/* Sliding window for R^AVE, delta^AVE and epsilon^AVE. The paper gives no
+ * length, only that these move on a slower timescale than R (sec. VI-A).
+ * 5 s is about 50 RTTs on the 100 ms paths of its Table II and long enough
+ * that the minimum of delta^AVE (eq. 15) is not the minimum of noise. */
+#define URCP_WINDOW_SPAN (5 * GST_SECOND)
+#define URCP_WINDOW_MAX_SAMPLES 32768
+/* Estimates (eqs. 14, 15) only learn from a window holding at least this
+ * much history, so a half-empty window's average does not set an extreme. */
+#define URCP_WINDOW_MIN_AGE (URCP_WINDOW_SPAN / 2)
+
+/* The low-rate phase and the standing-queue detector estimate the noise
+ * against the lower envelope of the delay: each sample's lowest neighbour
+ * within +-250 ms. A plain mean would also count a queue that other flows
+ * are building (a late joiner on a full link then takes delta^MIN = their
+ * queue, holds a standing queue and starves them); noise moves fast, a
+ * queue moves slowly, and the local lower envelope follows the queue but
+ * not the noise. */
+#define URCP_ENVELOPE_HALF (250 * GST_MSECOND)
+
+/* Loss noise floor: half the 1 % uncorrected loss at which URCP sec. I says
+ * video degrades. Without a floor a loss-free path gives k0 = 0 for the loss
+ * instance and it could never rise. */
+#define URCP_LOSS_MIN_FLOOR 0.005
+
+/* The ramp's delay test: median of the newest packets (rc-urcp-startup.c). */
+#define URCP_RAMP_DELAY_PKTS 10
+/* Ring of raw OWD samples for the standing-queue detector (rc-urcp-probe.c). */
+#define URCP_ENV_RING 16384
+
+typedef enum
+{
+  URCP_STARTUP_LOW = 0,         /* sec. VI-A: low-rate phase, learn delta^MIN */
+  URCP_STARTUP_RAMP,            /* sec. VI-A: slow-start ramp, learn R^MAX */
+  URCP_STEADY,                  /* Table I */
+} UrcpPhase;
+
+/* One congestion signal's three-stage adaptation (Table I). */
+typedef struct
+{
+  const gchar *signal;          /* "delay" or "loss", for logs */
+  gdouble floor;                /* lowest sig_min allowed */
+  gdouble rate;                 /* R, bit/s */
+  gdouble rmax;                 /* R^MAX */
+  gdouble rave;                 /* R^AVE */
+  gdouble sig_min;              /* delta^MIN (s) or epsilon^MIN */
+  gdouble sig_ave;              /* delta^AVE or epsilon^AVE */
+  gdouble k0, k2;
+  RcAvgWindow rate_win, sig_win;
+} UrcpInstance;
+
+typedef struct
+{
+  GstClockTime ts;              /* send time */
+  gdouble delta;                /* s */
+  gdouble raw;                  /* raw OWD - raw0, s (rc-urcp-probe.c) */
+} UrcpSample;
+
+typedef struct
+{
+  RcController parent;
+
+  /* configuration */
+  gboolean adapt;               /* FALSE: the fixed-parameter UM baseline */
+  gdouble beta, m;              /* URCP: sec. VI-B, sec. VI-C */
+  gdouble fixed_k0, fixed_k2;   /* UM: eq. 6 */
+
+  UrcpPhase phase;
+  const gchar *reason;
+  gdouble rate;                 /* decided media rate = min of instances */
+
+  UrcpInstance delay, loss;
+  RcOwd owd;
+
+  /* standing-queue detector and R^MAX probe (rc-urcp-probe.c): raw OWD
+   * samples by send time; indices count samples ever added */
+  UrcpSample *ebuf;
+  guint64 *edq;                 /* monotonic deque of sample indices */
+  guint64 n_added, n_done, n_right, dq_head, dq_tail;
+  RcAvgWindow env_win;          /* each sample's envelope, s */
+  RcAvgWindow env2_win;         /* its square, for env_se */
+  gdouble env_se;               /* standard error of env_win's mean */
+  gint64 raw0;                  /* first raw OWD, ns */
+  gboolean have_raw0;
+  gdouble env_floor;            /* lowest env_win mean; G_MAXDOUBLE: none */
+  gboolean probe_pending;
+  gdouble rmax_before, probe_gain, probe_env, probe_se, probe_rave;
+  GstClockTime probe_at, next_probe, probe_wait;
+  guint probes, probes_failed;
+
+  RcRateMeter sent_meter;       /* everything we sent */
+  RcRateMeter recv_meter;       /* acked bytes, on the receiver's clock */
+  RcAvgWindow loss_short;       /* 0/1 per reported packet */
+
+  GstClockTime rtt_min, rtt_last;
+  guint64 feedback_count, packets_acked, packets_lost;
+  guint64 owd_resets, bad_packets;
+
+  /* start-up (rc-urcp-startup.c) */
+  GstClockTime first_sent;
+  GstClockTime phase_start;
+  GArray *low;                  /* UrcpSample, in feedback order */
+  gdouble ramp_ref;             /* delay level when the ramp began, s */
+  GstClockTime ramp_limited_since;
+  GstClockTime last_ramp_step;
+  gdouble ramp_delays[URCP_RAMP_DELAY_PKTS];    /* newest delta, ring */
+  guint ramp_n_delays;
+  gdouble ramp_noise_max;       /* largest such median in the low phase */
+  GstClockTime ramp_loss_since; /* a lossy batch paused the ramp */
+  guint ramp_check_pkts, ramp_check_lost;       /* reported since then */
+  gdouble ramp_pend_pkts, ramp_pend_lost;       /* the same and that batch */
+
+  /* inherent loss (rc-urcp-loss.c) */
+  gdouble noise_pkts, noise_lost;
+  GstClockTime noise_decayed;
+
+  /* timing */
+  GstClockTime last_update;
+  GstClockTime last_feedback;
+  GstClockTime fb_interval_avg;
+  gdouble mean_pkt_bytes;
+} Urcp;
+
+/* rc-urcp.c */
+extern const RcControllerInfo rc_urcp_info;
+extern const RcControllerClass rc_urcp_class;
+/* The engine behind `urcp` and `um`. */
+Urcp *rc_urcp_engine_new (const RcRateLimits * limits);
+gdouble rc_urcp_clamp_rate (Urcp * u, gdouble r);
+gdouble rc_urcp_rtt_min_s (Urcp * u);
+gdouble rc_urcp_delta_floor (Urcp * u);
+gdouble rc_urcp_sent_bps (Urcp * u, GstClockTime now);
+void rc_urcp_set_phase (Urcp * u, UrcpPhase p, const gchar * reason);
+const gchar *rc_urcp_phase_name (UrcpPhase p);
+
+/* rc-urcp-startup.c */
+/* A received packet's delay sample during start-up. */
+void rc_urcp_startup_sample (Urcp * u, GstClockTime send_ts, gdouble delta,
+    gdouble raw);
+/* One feedback message during start-up; see the definition. */
+void rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
+    guint n_pkts, guint n_lost, gdouble loss, gdouble pkts, gdouble lost,
+    GstClockTime now);
+
+/* rc-urcp-probe.c */
+void rc_urcp_probe_init (Urcp * u);
+void rc_urcp_probe_clear (Urcp * u);
+/* Receiver clock jumped: forget the raw OWD history. */
+void rc_urcp_probe_reset (Urcp * u);
+void rc_urcp_env_add_sample (Urcp * u, GstClockTime ts, gdouble raw,
+    GstClockTime now);
+void rc_urcp_env_floor_add (Urcp * u, gdouble env);
+/* With every delay sample once the R^AVE window is old enough. */
+void rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent);
+/* Queue above the envelope's floor, s (for stats). */
+gdouble rc_urcp_standing_queue (Urcp * u);
+
+/* rc-urcp-loss.c */
+void rc_urcp_loss_noise_add (Urcp * u, gdouble pkts, gdouble lost,
+    GstClockTime now);
+gdouble rc_urcp_loss_noise (Urcp * u);
+
+G_END_DECLS
+#endif

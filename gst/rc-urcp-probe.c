@@ -1,0 +1,232 @@
+/* URCP extension: re-probing R^MAX (core).
+ *
+ * Eq. 14 raises R^MAX only when R^AVE exceeds it, and in the operating
+ * point of eq. 19 R^AVE stays below R^MAX whenever delta^AVE is above
+ * delta^MIN. On noisy links the low phase's delta^MIN is low (1 s at the
+ * start rate: WiMAX 28-38 ms, against 47-50 ms of delay at 50-90 % load,
+ * more packets waiting behind a delayed one), so a flow with an R^MAX from
+ * a ramp cut short by noise never saw a higher rate again (WiMAX held at
+ * 273 kbit/s of 480). Sec. VII-B: under-estimated delta^MIN or
+ * over-estimated R^MAX can only be corrected by re-probing. delta^MIN stays
+ * under eq. 15 (letting it rise fed a shared queue back into every flow's
+ * target: 5 flows went to 120 ms); R^MAX is re-probed instead, and an R^MAX
+ * above the capacity is what offsets a low delta^MIN in eq. 19.
+ *
+ * A probe is allowed only when the path shows no standing queue, is
+ * tentative, and is undone when a standing queue appears:
+ *  - Standing queue: the lower envelope of the delay (each packet's lowest
+ *    neighbour within +-URCP_ENVELOPE_HALF, the low phase's estimator),
+ *    averaged over the R^AVE window, above its lowest such average since
+ *    the start. Noise moves fast and only adds delay, so the envelope stays
+ *    near the path's floor; a queue that stands for longer than the
+ *    envelope width (ours at the capacity, or other flows') lifts it. The
+ *    envelope is of the raw OWD (receive minus send time; the receiver's
+ *    offset cancels in every difference used), not of delta: rc-owd's base
+ *    moves whenever its skew estimate does.
+ */
+#include <math.h>
+#include "rc-urcp-private.h"
+
+#define GST_CAT_DEFAULT rc_urcp_debug
+
+/* "No standing queue": the envelope less than 0.2 delta^MIN above its
+ * floor. By eq. 19 one probe step at the capacity (R^MAX 10 % high) leaves
+ * a standing queue of delta^MIN (sqrt (1.1) - 1) / (1 - beta) ~ 0.24
+ * delta^MIN; less than that is no sign of a full link. */
+#define NO_QUEUE_FRACTION 0.2
+/*  - A probe multiplies R^MAX by 1 + gain, gain 0.1 at first and doubled to
+ *    0.2 after a probe the rate followed. A success is kept even if the rate
+ *    reaches the new R^MAX only later, so each step is bounded: by eq. 19 an
+ *    R^MAX 20 % high costs at most 0.48 delta^MIN of standing queue (a gain
+ *    of 1 let R^MAX reach 1.6x the capacity in the core test).
+ *  - It fails, and R^MAX returns to max(its old value, R^AVE), when the
+ *    envelope rises above its value at the probe's start by
+ *    NO_QUEUE_FRACTION delta^MIN plus two standard errors of that start
+ *    value (one independent envelope value per envelope width). Failures
+ *    double the wait before the next probe, up to 8 windows (40 s): a flow
+ *    at the capacity pays at most one window of a 10 % R^MAX excess (0.24
+ *    delta^MIN of queue) every 40 s.
+ *  - It succeeds after one window (the R^AVE span) without that rise. */
+#define RMAX_PROBE_GAIN 0.1
+#define RMAX_PROBE_GAIN_MAX 0.2
+#define RMAX_PROBE_WAIT_MAX (8 * URCP_WINDOW_SPAN)
+#define PROBE_SE 2.0
+/*  - Only when the encoder delivers at least 90 % of the target (frame sizes
+ *    vary, +-2 % over 1 s at 30 fps; an application-limited source has
+ *    nothing to probe with), the delay instance governs (the loss instance
+ *    is not holding the rate), and R^MAX leads R^AVE by at most one
+ *    doubling: a rate that does not follow R^MAX up stops the probing.
+ *  - The first probe waits two windows after start-up (rc-urcp-startup.c):
+ *    one for the ramp's queue to drain (a draining queue lowers the
+ *    envelope and would pass any probe), one for a clean reference. */
+#define PROBE_MIN_SENT 0.9
+#define PROBE_LEAD 2.0
+
+void
+rc_urcp_probe_init (Urcp * u)
+{
+  u->env_floor = G_MAXDOUBLE;
+  u->ebuf = g_new (UrcpSample, URCP_ENV_RING);
+  u->edq = g_new (guint64, URCP_ENV_RING);
+  rc_avg_window_init (&u->env_win, URCP_WINDOW_SPAN, URCP_WINDOW_MAX_SAMPLES);
+  rc_avg_window_init (&u->env2_win, URCP_WINDOW_SPAN,
+      URCP_WINDOW_MAX_SAMPLES);
+  u->probe_gain = RMAX_PROBE_GAIN;
+  u->probe_wait = URCP_WINDOW_SPAN;
+  u->next_probe = 0;
+}
+
+void
+rc_urcp_probe_clear (Urcp * u)
+{
+  rc_avg_window_clear (&u->env_win);
+  rc_avg_window_clear (&u->env2_win);
+  g_free (u->ebuf);
+  g_free (u->edq);
+}
+
+void
+rc_urcp_probe_reset (Urcp * u)
+{
+  u->have_raw0 = FALSE;
+  u->env_floor = G_MAXDOUBLE;
+  u->n_done = u->n_right = u->n_added;
+  u->dq_head = u->dq_tail = 0;
+  rc_avg_window_reset (&u->env_win);
+  rc_avg_window_reset (&u->env2_win);
+}
+
+/* Add one raw OWD sample (s) to the standing-queue detector and finish
+ * every sample whose +-URCP_ENVELOPE_HALF window is now complete: its
+ * lower envelope is the head of a monotonic deque (each sample enters and
+ * leaves it once), and goes into env_win. */
+void
+rc_urcp_env_add_sample (Urcp * u, GstClockTime ts, gdouble raw,
+    GstClockTime now)
+{
+  const GstClockTime h = URCP_ENVELOPE_HALF;
+  UrcpSample *b = u->ebuf;
+  UrcpSample x = { ts, raw, raw };
+
+  /* Out of order (TWCC reports in send order, so only after a clock
+   * jump): drop. */
+  if (u->n_added > 0 && ts < b[(u->n_added - 1) % URCP_ENV_RING].ts)
+    return;
+  b[u->n_added++ % URCP_ENV_RING] = x;
+
+  while (u->n_done < u->n_added &&
+      (b[u->n_done % URCP_ENV_RING].ts + h <= ts ||
+          u->n_added - u->n_done > URCP_ENV_RING / 2)) {
+    GstClockTime t = b[u->n_done % URCP_ENV_RING].ts;
+
+    while (u->n_right < u->n_added &&
+        b[u->n_right % URCP_ENV_RING].ts <= t + h) {
+      gdouble d = b[u->n_right % URCP_ENV_RING].delta;
+      while (u->dq_tail > u->dq_head &&
+          b[u->edq[(u->dq_tail - 1) % URCP_ENV_RING] % URCP_ENV_RING].delta
+          >= d)
+        u->dq_tail--;
+      u->edq[u->dq_tail++ % URCP_ENV_RING] = u->n_right++;
+    }
+    while (u->dq_tail > u->dq_head &&
+        (b[u->edq[u->dq_head % URCP_ENV_RING] % URCP_ENV_RING].ts + h < t ||
+            u->edq[u->dq_head % URCP_ENV_RING] + URCP_ENV_RING / 2 <
+            u->n_done))
+      u->dq_head++;
+    if (u->dq_tail > u->dq_head) {
+      gdouble env =
+          b[u->edq[u->dq_head % URCP_ENV_RING] % URCP_ENV_RING].delta;
+      rc_avg_window_push (&u->env_win, now, env);
+      rc_avg_window_push (&u->env2_win, now, env * env);
+    }
+    u->n_done++;
+  }
+}
+
+/* The envelope's floor: the lowest envelope window mean since the start
+ * (the low-rate phase's included). All-time, not windowed: with a 2-minute
+ * floor (tried) flows sharing a long-standing queue forgot the empty queue,
+ * all saw "no standing queue" and probed each other upward, the latecomer
+ * problem of a forgetting base (RFC 6817 sec. 4.4). The price: a receiver
+ * clock running fast raises the raw OWD (100 ppm: 6 ms a minute), which
+ * can only close the gate (stop probing), never open it. */
+void
+rc_urcp_env_floor_add (Urcp * u, gdouble e)
+{
+  u->env_floor = MIN (u->env_floor, e);
+}
+
+gdouble
+rc_urcp_standing_queue (Urcp * u)
+{
+  gdouble env = 0;
+
+  rc_avg_window_mean (&u->env_win, &env);
+  return u->env_floor < G_MAXDOUBLE ? env - u->env_floor : 0.0;
+}
+
+/* TRUE when the envelope's window mean is within NO_QUEUE_FRACTION
+ * delta^MIN of its floor. Also updates env_se. */
+static gboolean
+no_standing_queue (Urcp * u)
+{
+  gdouble env, env2, se;
+  GstClockTime age = rc_avg_window_age (&u->env_win);
+
+  if (u->env_floor == G_MAXDOUBLE || age < URCP_WINDOW_MIN_AGE ||
+      !rc_avg_window_mean (&u->env_win, &env) ||
+      !rc_avg_window_mean (&u->env2_win, &env2))
+    return FALSE;
+  /* standard error of the window mean: neighbours share their envelope, so
+   * count one independent value per envelope width */
+  se = sqrt (MAX (env2 - env * env, 0) * 2 * URCP_ENVELOPE_HALF / age);
+  u->env_se = se;
+  return env - u->env_floor < NO_QUEUE_FRACTION * u->delay.sig_min;
+}
+
+void
+rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
+{
+  UrcpInstance *in = &u->delay;
+  gboolean clear = no_standing_queue (u);
+  gdouble env = 0;
+
+  if (rc_avg_window_age (&u->env_win) >= URCP_WINDOW_MIN_AGE &&
+      rc_avg_window_mean (&u->env_win, &env))
+    rc_urcp_env_floor_add (u, env);
+  if (u->probe_pending) {
+    if (env - u->probe_env > NO_QUEUE_FRACTION * in->sig_min +
+        PROBE_SE * u->probe_se) {
+      /* Failed: the link was full. Back to what was known, or what was
+       * got meanwhile, and wait longer before the next probe. */
+      in->rmax = MAX (u->rmax_before, in->rave);
+      u->probe_pending = FALSE;
+      u->probe_gain = RMAX_PROBE_GAIN;
+      u->probe_wait = MIN (2 * u->probe_wait, RMAX_PROBE_WAIT_MAX);
+      u->next_probe = now + u->probe_wait;
+      u->probes_failed++;
+    } else if (now >= u->probe_at + URCP_WINDOW_SPAN) {
+      /* A window without a standing queue: keep it. Go faster only if
+       * the rate followed. */
+      u->probe_pending = FALSE;
+      if (in->rave >= u->probe_rave * (1 + u->probe_gain / 2))
+        u->probe_gain = MIN (2 * u->probe_gain, RMAX_PROBE_GAIN_MAX);
+      u->probe_wait = URCP_WINDOW_SPAN;
+      u->next_probe = now;
+    }
+    return;
+  }
+  if (clear && now >= u->next_probe &&
+      in->rave * PROBE_LEAD >= in->rmax &&
+      sent >= PROBE_MIN_SENT * in->rate && u->delay.rate <= u->loss.rate &&
+      in->rmax < u->parent.limits.max_bps) {
+    u->rmax_before = in->rmax;
+    u->probe_env = env;
+    u->probe_se = u->env_se;
+    u->probe_rave = in->rave;
+    in->rmax = MAX (in->rmax, in->rave) * (1 + u->probe_gain);
+    u->probe_pending = TRUE;
+    u->probe_at = now;
+    u->probes++;
+  }
+}

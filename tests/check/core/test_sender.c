@@ -1,0 +1,664 @@
+/* The sender session (rc-sender.h) with hand-driven time, and the
+ * controller registry, through a trivial controller that this test adds
+ * at run time: its file is this test, its registry line is one call, and
+ * rcsim runs it from a scenario without knowing it. */
+#include <gst/check/gstcheck.h>
+#include "rc-sender.h"
+#include "sim.h"
+
+#define MS GST_MSECOND
+#define S GST_SECOND
+
+/* ------------------------------------------------ a trivial controller */
+
+/* Sends at its "rate" parameter, or at what the test sets; counts what it
+ * is told. */
+typedef struct
+{
+  RcController parent;
+  gdouble rate;
+  guint64 fec_bps;
+  guint sent, sent_fec, feedback, packets, reports, ticks;
+  guint64 last_index;
+} Trivial;
+
+static void
+trivial_free (RcController * c)
+{
+  g_free (c);
+}
+
+static void
+trivial_on_feedback (RcController * c, const RcFeedback * fb,
+    GstClockTime now)
+{
+  Trivial *t = (Trivial *) c;
+  t->feedback++;
+  t->packets += fb->n_packets;
+  t->reports += fb->n_reports;
+}
+
+static void
+trivial_on_packet_sent (RcController * c, guint64 index, guint size,
+    gboolean is_fec, GstClockTime now)
+{
+  Trivial *t = (Trivial *) c;
+  t->sent++;
+  t->sent_fec += is_fec;
+  t->last_index = index;
+}
+
+static void
+trivial_on_tick (RcController * c, GstClockTime now)
+{
+  ((Trivial *) c)->ticks++;
+}
+
+static void
+trivial_limit_rate (RcController * c, guint64 bps, GstClockTime now)
+{
+  Trivial *t = (Trivial *) c;
+  t->rate = MIN (t->rate, (gdouble) bps);
+}
+
+static RcDecision
+trivial_get_decision (RcController * c)
+{
+  Trivial *t = (Trivial *) c;
+  RcDecision d = { 0 };
+
+  d.media_bps = (guint64) t->rate;
+  d.fec_bps = t->fec_bps;
+  d.phase = "fixed";
+  d.reason = "a fixed rate";
+  return d;
+}
+
+static GstStructure *
+trivial_get_stats (RcController * c)
+{
+  Trivial *t = (Trivial *) c;
+  return gst_structure_new ("trivial-stats", "ticks", G_TYPE_UINT, t->ticks,
+      "feedback-count", G_TYPE_UINT, t->feedback, NULL);
+}
+
+static const RcControllerClass trivial_class = {
+  trivial_free, trivial_on_feedback, trivial_on_packet_sent, trivial_on_tick,
+  trivial_limit_rate, trivial_get_decision, trivial_get_stats
+};
+
+static const RcControllerInfo trivial_info;
+
+static GParamSpec **
+trivial_params (guint * n)
+{
+  static GParamSpec *specs[1];
+
+  if (g_once_init_enter (&specs[0]))
+    g_once_init_leave (&specs[0], g_param_spec_ref_sink
+        (g_param_spec_double ("rate", "Rate", "The rate (bit/s)", 1000,
+                1e9, 500000, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
+  *n = 1;
+  return specs;
+}
+
+static RcController *
+trivial_create (const RcRateLimits * limits, const GstStructure * params)
+{
+  Trivial *t = g_new0 (Trivial, 1);
+
+  t->parent.klass = &trivial_class;
+  t->rate = rc_controller_param_double (&trivial_info, params, "rate");
+  return &t->parent;
+}
+
+static const RcControllerInfo trivial_info = {
+  "trivial", "A fixed rate (test)", trivial_params, trivial_create
+};
+
+/* The one registration line; idempotent across tests in one process. */
+static void
+register_trivial (void)
+{
+  if (!rc_controller_lookup ("trivial"))
+    fail_unless (rc_controller_register (&trivial_info));
+}
+
+static Trivial *
+trivial_of (RcSender * s)
+{
+  return (Trivial *) rc_sender_get_controller (s);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static RcSender *
+new_sender (const gchar * controller, gboolean pacing)
+{
+  RcSenderConfig cfg;
+  RcSender *s;
+  GError *err = NULL;
+
+  rc_sender_config_init (&cfg);
+  cfg.controller = rc_controller_lookup (controller);
+  fail_unless (cfg.controller != NULL);
+  cfg.pacing = pacing;
+  cfg.limits.min_bps = 100000;
+  cfg.limits.start_bps = 800000;
+  s = rc_sender_new (&cfg, &err);
+  fail_unless (s != NULL, "%s", err ? err->message : "");
+  rc_sender_config_clear (&cfg);
+  return s;
+}
+
+static GArray *
+actions_new (void)
+{
+  return g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
+}
+
+/* Pushes one 1000-byte packet at `now`, pops everything due, polls. */
+static guint
+send_one (RcSender * s, GstClockTime now, GArray * actions)
+{
+  guint n = 0;
+
+  rc_sender_push (s, GUINT_TO_POINTER (1), 1000, RC_SENDER_ITEM_MEDIA, now);
+  while (rc_sender_pop (s, now, NULL, NULL))
+    n++;
+  g_array_set_size (actions, 0);
+  rc_sender_poll (s, now, actions);
+  return n;
+}
+
+/* A TWCC-style result for everything sent so far. */
+static void
+ack (RcSender * s, GstClockTime now)
+{
+  RcPacketResult r = { 0 };
+
+  r.seq = 1;
+  r.send_ts = now - 30 * MS;
+  r.recv_ts = now - 10 * MS;
+  r.size = 1000;
+  rc_sender_on_packet_results (s, &r, 1, now);
+}
+
+/* ------------------------------------------------------------- tests */
+
+/* No feedback at all: hold the start rate after 1 s, back off only after
+ * two RTCP report intervals (10 s: the peer may be RTCP-only), then halve
+ * every second down to min-bitrate, never below. */
+GST_START_TEST (test_no_feedback_hold_then_backoff)
+{
+  RcSender *s = new_sender ("urcp", FALSE);
+  GArray *a = actions_new ();
+  GstClockTime t;
+  RcDecision d;
+  gboolean warned = FALSE;
+  guint i;
+
+  for (t = 0; t <= 9 * S; t += 10 * MS) {
+    send_one (s, t, a);
+    for (i = 0; i < a->len; i++)
+      if (g_array_index (a, RcSenderAction, i).kind ==
+          RC_SENDER_WARN_NO_FEEDBACK) {
+        fail_if (warned, "warned twice");
+        warned = TRUE;
+        fail_unless (t > 5 * S && t <= 5 * S + 10 * MS, "warned at %"
+            GST_TIME_FORMAT, GST_TIME_ARGS (t));
+      }
+  }
+  fail_unless (warned);
+  d = rc_sender_get_decision (s);
+  fail_unless_equals_string (d.phase, "hold");
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_HOLD);
+  fail_unless_equals_uint64 (d.media_bps, 800000);
+  for (; t <= 11 * S; t += 10 * MS)
+    send_one (s, t, a);
+  d = rc_sender_get_decision (s);
+  fail_unless_equals_string (d.phase, "backoff");
+  fail_unless (d.media_bps < 800000 * 0.6 && d.media_bps > 800000 * 0.4,
+      "after 1 s of backoff: %" G_GUINT64_FORMAT, d.media_bps);
+  /* The controller itself was lowered, not only the decision capped. */
+  fail_unless (rc_controller_get_decision (rc_sender_get_controller
+          (s)).media_bps <= d.media_bps);
+  for (; t <= 20 * S; t += 10 * MS)
+    send_one (s, t, a);
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 100000);
+  fail_unless_equals_uint64 (rc_sender_get_target (s), 100000);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* Per-packet feedback, then silence while sending: hold at 1 s, back off at
+ * 2 s; feedback returns: the watchdog clears and the controller goes on
+ * from the lowered rate. */
+GST_START_TEST (test_feedback_stops_and_returns)
+{
+  RcSender *s;
+  GArray *a = actions_new ();
+  GstClockTime t;
+  guint64 low;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  for (t = 0; t < 1 * S; t += 10 * MS) {
+    send_one (s, t, a);
+    if (t % (50 * MS) == 0 && t > 0)
+      ack (s, t);
+  }
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_OK);
+  /* Last feedback at 950 ms. */
+  for (; t <= 2550 * MS; t += 10 * MS)
+    send_one (s, t, a);
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_HOLD);
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 500000);
+  for (; t <= 4 * S; t += 10 * MS)
+    send_one (s, t, a);
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_BACKOFF);
+  low = rc_sender_get_decision (s).media_bps;
+  fail_unless (low < 500000 * 0.6, "backed off only to %" G_GUINT64_FORMAT,
+      low);
+  ack (s, t);
+  send_one (s, t, a);
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_OK);
+  fail_unless_equals_string (rc_sender_get_decision (s).phase, "fixed");
+  /* limit_rate lowered the controller's own rate: it resumes from there. */
+  fail_unless (rc_sender_get_decision (s).media_bps <= low);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* A source that pauses gets no feedback because it sends nothing: that is
+ * no reason to hold or back off. */
+GST_START_TEST (test_pause_is_not_silence)
+{
+  RcSender *s;
+  GArray *a = actions_new ();
+  GstClockTime t;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  for (t = 0; t < 2 * S; t += 10 * MS) {
+    send_one (s, t, a);
+    if (t % (50 * MS) == 0 && t > 0)
+      ack (s, t);
+  }
+  ack (s, t);                   /* covers the last packets */
+  for (; t < 30 * S; t += 100 * MS) {
+    g_array_set_size (a, 0);
+    rc_sender_poll (s, t, a);
+    fail_unless_equals_int (rc_sender_get_feedback_state (s),
+        RC_SENDER_FEEDBACK_OK);
+  }
+  /* Sending again: the clock starts at the first new packet. */
+  send_one (s, t, a);
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_OK);
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 500000);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+static guint64
+find_action (GArray * a, RcSenderActionKind kind)
+{
+  guint i;
+  for (i = 0; i < a->len; i++)
+    if (g_array_index (a, RcSenderAction, i).kind == kind)
+      return g_array_index (a, RcSenderAction, i).bps;
+  return G_MAXUINT64;
+}
+
+/* The encoder gets a new target on a change of 2 % or more at once, a
+ * smaller one at most once a second; the FEC rate on any change. */
+GST_START_TEST (test_encoder_update_policy)
+{
+  RcSender *s;
+  GArray *a = actions_new ();
+  Trivial *c;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  c = trivial_of (s);
+  fail_unless_equals_uint64 (rc_sender_get_target (s), 500000);
+  rc_sender_poll (s, 0, a);
+  fail_unless_equals_int (a->len, 0);
+
+  /* The first change goes out whatever its size. */
+  c->rate = 501000;
+  g_array_set_size (a, 0);
+  rc_sender_poll (s, 10 * MS, a);
+  fail_unless_equals_uint64 (find_action (a, RC_SENDER_SET_ENCODER), 501000);
+  /* +1 %, 100 ms later: held back. */
+  c->rate = 506000;
+  g_array_set_size (a, 0);
+  rc_sender_poll (s, 110 * MS, a);
+  fail_unless_equals_uint64 (find_action (a, RC_SENDER_SET_ENCODER),
+      G_MAXUINT64);
+  fail_unless_equals_uint64 (rc_sender_get_target (s), 501000);
+  /* ... until a second after the last update. */
+  g_array_set_size (a, 0);
+  rc_sender_poll (s, 1010 * MS, a);
+  fail_unless_equals_uint64 (find_action (a, RC_SENDER_SET_ENCODER), 506000);
+  /* +5 %: at once. */
+  c->rate = 531300;
+  g_array_set_size (a, 0);
+  rc_sender_poll (s, 1020 * MS, a);
+  fail_unless_equals_uint64 (find_action (a, RC_SENDER_SET_ENCODER), 531300);
+  /* FEC: asked for on change, once. */
+  c->fec_bps = 60000;
+  g_array_set_size (a, 0);
+  rc_sender_poll (s, 1030 * MS, a);
+  fail_unless_equals_uint64 (find_action (a, RC_SENDER_SET_FEC), 60000);
+  g_array_set_size (a, 0);
+  rc_sender_poll (s, 1040 * MS, a);
+  fail_unless_equals_uint64 (find_action (a, RC_SENDER_SET_FEC), G_MAXUINT64);
+  /* The pacing rate covers media and FEC. */
+  fail_unless_equals_uint64 (rc_sender_get_pacing_rate (s),
+      (guint64) ((531300 + 60000) * 1.5));
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* Pacing: packets leave in order, spaced at the pacing rate; a marker keeps
+ * its place and leaves as soon as it is at the head; only packets get a
+ * send index and reach the controller; FEC is reported as FEC. */
+GST_START_TEST (test_pacing_queue)
+{
+  RcSender *s;
+  Trivial *c;
+  RcSenderItemKind kind;
+  guint64 index;
+  GstClockTime at;
+  guint packets;
+  guint64 bytes;
+
+  register_trivial ();
+  s = new_sender ("trivial", TRUE);
+  c = trivial_of (s);
+  /* 500 kbit/s x 1.5: 750 kbit/s, a 1000-byte packet every 10.67 ms. */
+  rc_sender_push (s, GUINT_TO_POINTER (1), 1000, RC_SENDER_ITEM_MEDIA, 0);
+  rc_sender_push (s, GUINT_TO_POINTER (2), 1000, RC_SENDER_ITEM_MEDIA, 0);
+  rc_sender_push (s, GUINT_TO_POINTER (3), 0, RC_SENDER_ITEM_MARKER, 0);
+  rc_sender_push (s, GUINT_TO_POINTER (4), 1000, RC_SENDER_ITEM_FEC, 0);
+  rc_sender_queue_info (s, 0, &packets, &bytes, NULL);
+  fail_unless_equals_int (packets, 3);
+  fail_unless_equals_uint64 (bytes, 3000);
+
+  fail_unless_equals_uint64 (rc_sender_next_send (s), 0);
+  fail_unless_equals_pointer (rc_sender_pop (s, 0, &kind, &index),
+      GUINT_TO_POINTER (1));
+  fail_unless_equals_uint64 (index, 0);
+  at = rc_sender_next_send (s);
+  fail_unless (at > 10 * MS && at < 11 * MS, "next at %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (at));
+  fail_unless (rc_sender_pop (s, at - 1, NULL, NULL) == NULL);
+  fail_unless_equals_pointer (rc_sender_pop (s, at, &kind, &index),
+      GUINT_TO_POINTER (2));
+  fail_unless_equals_uint64 (index, 1);
+  /* The marker: due at once, no index, not counted. */
+  fail_unless_equals_uint64 (rc_sender_next_send (s), 0);
+  fail_unless_equals_pointer (rc_sender_pop (s, at, &kind, &index),
+      GUINT_TO_POINTER (3));
+  fail_unless_equals_int (kind, RC_SENDER_ITEM_MARKER);
+  fail_unless_equals_uint64 (index, G_MAXUINT64);
+  fail_unless_equals_pointer (rc_sender_pop (s, 30 * MS, &kind, &index),
+      GUINT_TO_POINTER (4));
+  fail_unless_equals_int (kind, RC_SENDER_ITEM_FEC);
+  fail_unless_equals_uint64 (index, 2);
+  fail_unless_equals_int (c->sent, 3);
+  fail_unless_equals_int (c->sent_fec, 1);
+  fail_unless_equals_uint64 (c->last_index, 2);
+  fail_unless_equals_uint64 (rc_sender_next_send (s), GST_CLOCK_TIME_NONE);
+
+  /* Flush drops what is queued. */
+  rc_sender_push (s, GUINT_TO_POINTER (5), 1000, RC_SENDER_ITEM_MEDIA, 40 * MS);
+  rc_sender_flush (s, NULL);
+  rc_sender_queue_info (s, 40 * MS, &packets, &bytes, NULL);
+  fail_unless_equals_int (packets, 0);
+  fail_unless_equals_uint64 (bytes, 0);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* The controller ticks once per RC_CONTROLLER_TICK of polls at most, and
+ * poll says when the next tick is due. */
+GST_START_TEST (test_tick_cadence)
+{
+  RcSender *s;
+  GArray *a = actions_new ();
+  GstClockTime t, next;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  next = rc_sender_poll (s, 0, a);
+  fail_unless_equals_int (trivial_of (s)->ticks, 1);
+  fail_unless_equals_uint64 (next, RC_CONTROLLER_TICK);
+  for (t = MS; t < 1 * S; t += MS)
+    rc_sender_poll (s, t, a);
+  fail_unless_equals_int (trivial_of (s)->ticks, 10);
+  /* A late poll runs one tick and keeps the grid. */
+  next = rc_sender_poll (s, 1550 * MS, a);
+  fail_unless_equals_int (trivial_of (s)->ticks, 11);
+  fail_unless_equals_uint64 (next, 1600 * MS);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+static RcReportBlock
+rr_block (guint32 media_ssrc, gdouble fraction_lost)
+{
+  RcReportBlock b = { 0 };
+
+  b.kind = RC_REPORT_RR;
+  b.reporter_ssrc = 99;
+  b.media_ssrc = media_ssrc;
+  b.rr.fraction_lost = fraction_lost;
+  b.rr.jitter_units = 900;
+  b.rr.jitter = GST_CLOCK_TIME_NONE;
+  b.rr.rtt = 40 * MS;
+  return b;
+}
+
+/* Receiver reports only stand in for transport-wide feedback: ignored
+ * while it is fresh (3 s), used when it is not; blocks about another
+ * stream are dropped; other blocks pass. */
+GST_START_TEST (test_report_arbitration)
+{
+  RcSender *s;
+  Trivial *c;
+  RcReportBlock b[3];
+  GstStructure *st;
+  guint64 rr;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  c = trivial_of (s);
+  rc_sender_set_ssrc (s, 1234);
+  rc_sender_set_clock_rate (s, 90000);
+  b[0] = rr_block (1234, 0.1);
+  b[1] = rr_block (4321, 0.5);
+  b[2] = rr_block (1234, 0.0);
+  b[2].kind = RC_REPORT_POST_REPAIR;
+
+  ack (s, 1 * S);
+  fail_unless_equals_int (c->feedback, 1);
+  rc_sender_on_reports (s, b, 3, 2 * S);
+  /* TWCC fresh: the RR is dropped, the XR block passes. */
+  fail_unless_equals_int (c->feedback, 2);
+  fail_unless_equals_int (c->reports, 1);
+  rc_sender_on_reports (s, b, 2, 2500 * MS);
+  fail_unless_equals_int (c->feedback, 2);
+  /* TWCC stale: our RR is used, the other stream's is not. */
+  rc_sender_on_reports (s, b, 3, 5 * S);
+  fail_unless_equals_int (c->feedback, 3);
+  fail_unless_equals_int (c->reports, 3);
+  st = rc_sender_get_stats (s, 5 * S);
+  fail_unless (gst_structure_get_uint64 (st, "rr-reports", &rr));
+  fail_unless_equals_uint64 (rr, 3);
+  gst_structure_free (st);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* rtpsession stamps local-ts on the system clock: moved onto the caller's
+ * timebase. Send times before it began become NONE. */
+GST_START_TEST (test_twcc_translation)
+{
+  GArray *r = g_array_new (FALSE, TRUE, sizeof (RcPacketResult));
+  RcPacketResult p = { 0 };
+  GstClockTime sys_now = 600 * S, now = 2 * S;
+
+  p.send_ts = sys_now - 50 * MS;
+  g_array_append_val (r, p);
+  p.send_ts = sys_now - 3 * S;  /* before running time 0 */
+  g_array_append_val (r, p);
+  rc_twcc_translate_send_ts (r, now, sys_now);
+  fail_unless_equals_uint64 (g_array_index (r, RcPacketResult, 0).send_ts,
+      now - 50 * MS);
+  fail_unless_equals_uint64 (g_array_index (r, RcPacketResult, 1).send_ts,
+      GST_CLOCK_TIME_NONE);
+  /* Already on running time: untouched. */
+  g_array_index (r, RcPacketResult, 0).send_ts = now - 20 * MS;
+  g_array_set_size (r, 1);
+  rc_twcc_translate_send_ts (r, now, sys_now);
+  fail_unless_equals_uint64 (g_array_index (r, RcPacketResult, 0).send_ts,
+      now - 20 * MS);
+  g_array_unref (r);
+}
+
+GST_END_TEST;
+
+/* Registry: one table, names unique and usable as prefixes, parameters
+ * found by their "<controller>-<parameter>" keys and range-checked. */
+GST_START_TEST (test_registry)
+{
+  const RcControllerInfo *const *l;
+  const RcControllerInfo *info = NULL;
+  static const RcControllerInfo bad_name = {
+    "Bad-Name", "", NULL, trivial_create
+  };
+  GstStructure *all = gst_structure_new_empty ("p"), *own;
+  GError *err = NULL;
+  GValue v = G_VALUE_INIT;
+  guint n, i, j;
+  gboolean found = FALSE;
+
+  register_trivial ();
+  fail_if (rc_controller_register (&trivial_info), "registered twice");
+  fail_if (rc_controller_register (&bad_name));
+  l = rc_controller_list (&n);
+  fail_unless (n >= 3);
+  fail_unless_equals_string (l[0]->name, "urcp");
+  for (i = 0; i < n; i++) {
+    found |= l[i] == &trivial_info;
+    for (j = 0; j < i; j++)
+      fail_if (g_ascii_strcasecmp (l[i]->name, l[j]->name) == 0);
+  }
+  fail_unless (found);
+  fail_unless (rc_controller_lookup ("TRIVIAL") == &trivial_info);
+  fail_unless (rc_controller_lookup ("nosuch") == NULL);
+
+  fail_unless (rc_controller_find_key ("trivial-rate", &info) != NULL);
+  fail_unless (info == &trivial_info);
+  fail_unless (rc_controller_find_key ("urcp-beta", &info) != NULL);
+  fail_unless (rc_controller_find_key ("urcp-rate", NULL) == NULL);
+  fail_unless (rc_controller_params_set_key_string (all, "trivial-rate",
+          "250000", &err));
+  fail_unless (rc_controller_params_set_key_string (all, "urcp-beta", "0.5",
+          &err));
+  fail_if (rc_controller_params_set_key_string (all, "urcp-beta", "2.0",
+          &err));
+  fail_unless (err && strstr (err->message, "out of range"));
+  g_clear_error (&err);
+  g_value_init (&v, G_TYPE_STRING);
+  g_value_set_string (&v, "fast");
+  fail_if (rc_controller_params_set_key (all, "trivial-rate", &v, &err));
+  g_clear_error (&err);
+  g_value_unset (&v);
+  own = rc_controller_params_extract (&trivial_info, all);
+  fail_unless_equals_int (gst_structure_n_fields (own), 1);
+  fail_unless_equals_float (rc_controller_param_double (&trivial_info, own,
+          "rate"), 250000);
+  fail_unless_equals_float (rc_controller_param_double (&trivial_info, NULL,
+          "rate"), 500000);
+  gst_structure_free (own);
+  gst_structure_free (all);
+}
+
+GST_END_TEST;
+
+/* The trivial controller runs in rcsim from a scenario, with its
+ * parameter from the scenario's key, like any built-in one. */
+GST_START_TEST (test_registered_controller_in_rcsim)
+{
+  const gchar *text = "[scenario]\nduration=20\n"
+      "[link]\ncapacity=2000000\ndelay=20000000\n"
+      "[flow:video]\ncontroller=trivial\ntrivial-rate=400000\n";
+  SimScenario *scen;
+  GError *err = NULL;
+  Sim *sim;
+  SimWindow w;
+  GString *json = g_string_new (NULL);
+
+  register_trivial ();
+  scen = sim_scenario_load_data (text, "trivial", NULL, &err);
+  fail_unless (scen != NULL, "%s", err ? err->message : "");
+  sim = sim_new (scen, 1);
+  sim_run_until (sim, 20 * S);
+  sim_flow_window (sim, 0, 5 * S, 20 * S, &w);
+  /* 400 kbit/s of media plus RTP and IP/UDP overhead on the wire. */
+  fail_unless (w.goodput_bps > 380000 && w.goodput_bps < 440000,
+      "goodput %.0f", w.goodput_bps);
+  fail_unless (trivial_of (sim_flow_sender (sim, 0))->packets > 0);
+  fail_unless (trivial_of (sim_flow_sender (sim, 0))->ticks >= 190);
+  sim_run (sim);
+  sim_write_json (sim, json);
+  fail_unless (strstr (json->str, "\"controller\": \"trivial\""));
+  g_string_free (json, TRUE);
+  sim_free (sim);
+  sim_scenario_free (scen);
+}
+
+GST_END_TEST;
+
+static Suite *
+sender_suite (void)
+{
+  Suite *s = suite_create ("sender");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_no_feedback_hold_then_backoff);
+  tcase_add_test (tc, test_feedback_stops_and_returns);
+  tcase_add_test (tc, test_pause_is_not_silence);
+  tcase_add_test (tc, test_encoder_update_policy);
+  tcase_add_test (tc, test_pacing_queue);
+  tcase_add_test (tc, test_tick_cadence);
+  tcase_add_test (tc, test_report_arbitration);
+  tcase_add_test (tc, test_twcc_translation);
+  tcase_add_test (tc, test_registry);
+  tcase_add_test (tc, test_registered_controller_in_rcsim);
+  return s;
+}
+
+GST_CHECK_MAIN (sender);
