@@ -551,17 +551,25 @@ rc_sender_poll (RcSender * s, GstClockTime now, GArray * actions)
 
 /* ----------------------------------------------------------------- stats */
 
+static gboolean
+copy_field (GQuark field, const GValue * value, gpointer out)
+{
+  gst_structure_id_set_value (out, field, value);
+  return TRUE;
+}
+
 GstStructure *
 rc_sender_get_stats (RcSender * s, GstClockTime now)
 {
-  GstStructure *st = rc_controller_get_stats (s->ctrl);
+  GstStructure *ctrl = rc_controller_get_stats (s->ctrl), *st;
   RcDecision d = rc_sender_get_decision (s);
   guint packets;
   guint64 bytes;
   GstClockTime drain;
 
   rc_sender_queue_info (s, now, &packets, &bytes, &drain);
-  gst_structure_set (st,
+  /* The session's fields first, then the controller's. */
+  st = gst_structure_new (gst_structure_get_name (ctrl),
       "controller", G_TYPE_STRING, rc_controller_name (s->ctrl),
       "state", G_TYPE_STRING, d.phase ? d.phase : "",
       "reason", G_TYPE_STRING, d.reason ? d.reason : "",
@@ -574,5 +582,7 @@ rc_sender_get_stats (RcSender * s, GstClockTime now)
       "pacing-queue-packets", G_TYPE_UINT, packets,
       "pacing-queue-bytes", G_TYPE_UINT64, bytes,
       "pacing-queue-ms", G_TYPE_DOUBLE, (gdouble) drain / GST_MSECOND, NULL);
+  gst_structure_foreach (ctrl, copy_field, st);
+  gst_structure_free (ctrl);
   return st;
 }
