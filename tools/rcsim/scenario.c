@@ -5,7 +5,7 @@
  * names, so the same file can configure a real linksim. */
 #include <string.h>
 #include <math.h>
-#include "sim.h"
+#include "scenario.h"
 #include "rc-link-keys.h"
 
 #define DEFAULT_DURATION (60 * GST_SECOND)
