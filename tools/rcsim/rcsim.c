@@ -106,13 +106,14 @@ main (int argc, char **argv)
 
   out = g_string_new (NULL);
   if (opt_json)
-    sim_write_json (sim, out);
+    sim_metrics_write_json (sim_get_metrics (sim), out);
   else
-    sim_write_table (sim, out);
+    sim_metrics_write_table (sim_get_metrics (sim), out);
   fwrite (out->str, 1, out->len, stdout);
   g_string_free (out, TRUE);
 
-  if (opt_csv && !sim_write_csv (sim, opt_csv, &err)) {
+  if (opt_csv && !sim_metrics_write_csv (sim_get_metrics (sim), opt_csv,
+          &err)) {
     g_printerr ("rcsim: %s\n", err->message);
     return 1;
   }

@@ -75,6 +75,19 @@ sim_flow_kind_to_string (SimFlowKind k)
   return "unknown";
 }
 
+gboolean
+sim_flow_paused (const SimFlowConfig * c, GstClockTime t)
+{
+  guint i;
+
+  for (i = 0; c->pauses && i < c->pauses->len; i++) {
+    SimPeriod *p = &g_array_index (c->pauses, SimPeriod, i);
+    if (t >= p->from && t < p->to)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static gboolean
 check_keys (GKeyFile * kf, const gchar * group, const gchar ** allowed,
     GError ** error)

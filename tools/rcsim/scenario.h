@@ -99,6 +99,8 @@ gboolean sim_scenario_set_controller (SimScenario * s, const gchar * name,
 /* Shortens (or lengthens) the run; flows stopping later are cut. */
 void sim_scenario_set_duration (SimScenario * s, GstClockTime duration);
 const gchar *sim_flow_kind_to_string (SimFlowKind k);
+/* Whether the media flow's source is paused at `t` (its `pause` key). */
+gboolean sim_flow_paused (const SimFlowConfig * c, GstClockTime t);
 
 G_END_DECLS
 #endif

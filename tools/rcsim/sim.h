@@ -10,11 +10,9 @@
 
 #include <gst/gst.h>
 #include "scenario.h"
+#include "metrics.h"
 
 G_BEGIN_DECLS
-
-/* Time-series bin of --csv and of the convergence and fairness metrics. */
-#define SIM_BIN (200 * GST_MSECOND)
 
 typedef struct _Sim Sim;
 
@@ -30,24 +28,12 @@ GstClockTime sim_get_time (Sim * sim);
  * order), or NULL if it is not a media flow. */
 RcSender *sim_flow_sender (Sim * sim, guint flow);
 
-/* One flow over [from, to) of the run so far, from the 200 ms bins
- * (docs/metrics.md): rates by departure from the bottleneck, drops by
- * entry. */
-typedef struct
-{
-  gdouble goodput_bps;
-  gdouble qdelay_mean_ms;       /* over the packets delivered; 0 if none */
-  guint64 sent_pkts, delivered_pkts, lost_pkts;
-  gdouble target_mean_bps;      /* media: the session's target at each bin
-                                 * start, averaged */
-} SimWindow;
-
+/* One flow over [from, to) of the run so far (metrics.h). */
 void sim_flow_window (Sim * sim, guint flow, GstClockTime from,
     GstClockTime to, SimWindow * out);
-/* Output, after sim_run. */
-void sim_write_json (Sim * sim, GString * out);
-void sim_write_table (Sim * sim, GString * out);
-gboolean sim_write_csv (Sim * sim, const gchar * dir, GError ** error);
+/* The run's metrics: complete after sim_run (the output functions of
+ * metrics.h), partial on the way. */
+SimMetrics *sim_get_metrics (Sim * sim);
 /* Events processed, for the --bench report. */
 guint64 sim_n_events (Sim * sim);
 
