@@ -82,8 +82,8 @@ typedef enum
   SIM_METRICS_SIMULATED = 0,
   /* A packet log: a flow is demanding from its start to its stop outside
    * its pauses (short TCP: in the bins in which it sends data), a link's
-   * queue delay at t is how long after t the last packet that entered
-   * before t left, and the CSV has no state columns. */
+   * queue delay at t is how long after t the last packet queued before t
+   * left, and the CSV has no state columns. */
   SIM_METRICS_LOGGED,
 } SimMetricsSource;
 
