@@ -795,37 +795,33 @@ deliver (Sim * sim, guint l, RcLinkPacket * out)
   }
   r.fate = SIM_FATE_DELIVERED;
   r.arrival = out->arrival;
+  /* Goodput: media and CBR packets, and a TCP segment the first time it
+   * arrives, which its receiver tells. */
+  if (p->kind == SIM_PKT_TCP_DATA)
+    r.goodput = sim_tcp_on_data (sim, f, p);
+  else
+    r.goodput = p->kind == SIM_PKT_MEDIA || p->kind == SIM_PKT_CBR;
+  sim_metrics_leave (sim->metrics, &r);
 
   switch (p->kind) {
     case SIM_PKT_MEDIA:
+      media_receive (sim, f, p);
+      break;
+    case SIM_PKT_FEEDBACK:
+      media_feedback_arrive (sim, f, p);
+      break;
+    case SIM_PKT_TCP_ACK:
+      sim_tcp_on_ack (sim, f, p);
+      break;
+    case SIM_PKT_RTCP_SR:
+      media_sr_arrive (sim, f, p);
+      break;
+    case SIM_PKT_RTCP_RR:
+      media_rr_arrive (sim, f, p);
+      break;
+    case SIM_PKT_FEC:          /* nothing repairs yet */
+    case SIM_PKT_TCP_DATA:     /* handled above */
     case SIM_PKT_CBR:
-      r.goodput = TRUE;
-      sim_metrics_leave (sim->metrics, &r);
-      if (p->kind == SIM_PKT_MEDIA)
-        media_receive (sim, f, p);
-      break;
-    case SIM_PKT_TCP_DATA:
-      r.goodput = sim_tcp_on_data (sim, f, p);
-      sim_metrics_leave (sim->metrics, &r);
-      break;
-    default:
-      sim_metrics_leave (sim->metrics, &r);
-      switch (p->kind) {
-        case SIM_PKT_FEEDBACK:
-          media_feedback_arrive (sim, f, p);
-          break;
-        case SIM_PKT_TCP_ACK:
-          sim_tcp_on_ack (sim, f, p);
-          break;
-        case SIM_PKT_RTCP_SR:
-          media_sr_arrive (sim, f, p);
-          break;
-        case SIM_PKT_RTCP_RR:
-          media_rr_arrive (sim, f, p);
-          break;
-        default:
-          break;                /* FEC: nothing repairs yet */
-      }
       break;
   }
   sim_pkt_free (p);
