@@ -203,13 +203,6 @@ sim_metrics_skip_flow (SimMetrics * m, guint flow)
   update_window (m);
 }
 
-gboolean
-sim_metrics_flow_skipped (SimMetrics * m, guint flow)
-{
-  g_return_val_if_fail (flow < m->n_flows, FALSE);
-  return m->flows[flow].skipped;
-}
-
 SimLinkId
 sim_metrics_data_link (SimMetrics * m, guint flow)
 {

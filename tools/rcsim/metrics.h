@@ -99,7 +99,6 @@ void sim_metrics_set_controller (SimMetrics * m, const gchar * name);
 /* Flow `flow` did not run (rtsim: TCP flows): it is left out of every
  * metric and of the output. Before any packet of it. */
 void sim_metrics_skip_flow (SimMetrics * m, guint flow);
-gboolean sim_metrics_flow_skipped (SimMetrics * m, guint flow);
 
 /* The packet entered its link's queue at p->entry (its fate is not read):
  * it counts toward the flow's send rate. */
