@@ -96,7 +96,8 @@ def realtime_section(args, rcsim, scen_dir, controllers, seed):
     lines = ["### Real time (rtsim) beside rcsim", "",
              "Same scenario files. rtsim runs real pipelines on the wall clock: vp8enc (320x240 noise) "
              "! rtpvp8pay ! controller ! rtpbin over UDP into `linksim`, a stock rtpbin receiver sending "
-             "TWCC feedback back through a second linksim. See docs/rtsim.md for why the two differ.", "",
+             "TWCC feedback back through a second linksim; the same rcsim computes its metrics from the "
+             "packets it logged at linksim (`rcsim --from-log`). See docs/rtsim.md for why the two differ.", "",
              "| scenario | controller | mode | utilization | qdelay mean ms | qdelay p95 ms | Jain | goodput kbit/s |",
              "|---|---|---|---|---|---|---|---|"]
     for name in args.realtime.split(","):
@@ -107,7 +108,7 @@ def realtime_section(args, rcsim, scen_dir, controllers, seed):
                 res, _ = run_rcsim(rcsim, path, ctrl, seed)
                 rows.append(("rcsim", res))
             out = subprocess.run(["/usr/bin/python3", rtsim, path, "--controller", ctrl,
-                                  "--seed", str(seed), "--json"], env=env,
+                                  "--seed", str(seed), "--json", "--rcsim", rcsim], env=env,
                                  capture_output=True, text=True)
             if out.returncode != 0:
                 print(f"rtsim {name} {ctrl} failed: {out.stderr[-500:]}", file=sys.stderr)

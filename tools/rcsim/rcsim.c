@@ -1,16 +1,21 @@
 /* rcsim: runs a scenario (docs/scenarios.md) with the real controller,
  * pacer and link code in virtual time and prints the metrics of
- * docs/metrics.md.
+ * docs/metrics.md; or, with --from-log, prints the same metrics of a real
+ * run from its packet log (docs/metrics.md, "Packet log": what rtsim
+ * measures at linksim).
  *
  *   rcsim SCENARIO [--controller NAME] [--seed N] [--json] [--csv DIR]
  *         [--duration S] [--bench]
+ *   rcsim SCENARIO --from-log FILE [--controller NAME] [--seed N] [--json]
+ *         [--csv DIR] [--duration S]
  *   rcsim --list-controllers
  *
- * The same scenario and seed always print the same bytes. The wall clock
- * is read only for --bench, whose report goes to stderr. */
+ * The same scenario and seed (or log) always print the same bytes. The
+ * wall clock is read only for --bench, whose report goes to stderr. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "sim.h"
+#include "pktlog.h"
 
 static gchar *opt_controller;
 static gint64 opt_seed = -1;
@@ -19,10 +24,12 @@ static gchar *opt_csv;
 static gdouble opt_duration;
 static gboolean opt_bench;
 static gboolean opt_list;
+static gchar *opt_log;
 
 static GOptionEntry entries[] = {
   {"controller", 'c', 0, G_OPTION_ARG_STRING, &opt_controller,
-      "Controller for every media flow (overrides the scenario)", "NAME"},
+        "Controller for every media flow (overrides the scenario); with "
+        "--from-log only their label, any name", "NAME"},
   {"seed", 's', 0, G_OPTION_ARG_INT64, &opt_seed,
       "Seed of every random draw (default: the scenario's, else 1)", "N"},
   {"json", 'j', 0, G_OPTION_ARG_NONE, &opt_json,
@@ -34,10 +41,50 @@ static GOptionEntry entries[] = {
       "Run this many seconds instead of the scenario's duration", "S"},
   {"bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench,
       "Report wall time and speed-up over real time on stderr", NULL},
+  {"from-log", 0, 0, G_OPTION_ARG_FILENAME, &opt_log,
+        "Do not simulate: compute the metrics from this packet log ('-': "
+        "standard input)", "FILE"},
   {"list-controllers", 0, 0, G_OPTION_ARG_NONE, &opt_list,
       "List the controller names and exit", NULL},
   {NULL}
 };
+
+/* The run's metrics, simulated or from the log; NULL (reported) on a bad
+ * log. */
+static SimMetrics *
+compute (SimScenario * scen, guint32 seed, Sim ** sim)
+{
+  SimMetrics *m;
+  GError *err = NULL;
+  gint64 t0 = 0;
+
+  if (opt_log) {
+    m = sim_metrics_new (scen, seed, SIM_METRICS_LOGGED);
+    if (opt_controller)
+      sim_metrics_set_controller (m, opt_controller);
+    if (!sim_log_read (m, scen, opt_log, &err)) {
+      g_printerr ("rcsim: %s\n", err->message);
+      g_error_free (err);
+      sim_metrics_free (m);
+      return NULL;
+    }
+    sim_metrics_finish (m);
+    return m;
+  }
+  *sim = sim_new (scen, seed);
+  if (opt_bench)
+    t0 = g_get_monotonic_time ();
+  sim_run (*sim);
+  if (opt_bench) {
+    gdouble wall = MAX (g_get_monotonic_time () - t0, 1) / 1e6;
+    gdouble simulated = (gdouble) scen->duration / GST_SECOND;
+
+    g_printerr ("rcsim: %s: %.1f s simulated in %.3f s wall, %.0fx real "
+        "time, %" G_GUINT64_FORMAT " events\n", scen->name, simulated, wall,
+        simulated / wall, sim_n_events (*sim));
+  }
+  return sim_get_metrics (*sim);
+}
 
 int
 main (int argc, char **argv)
@@ -45,16 +92,18 @@ main (int argc, char **argv)
   GOptionContext *ctx;
   GError *err = NULL;
   SimScenario *scen;
-  Sim *sim;
+  Sim *sim = NULL;
+  SimMetrics *m;
   GString *out;
-  gint64 t0 = 0, t1 = 0;
   guint32 seed;
+  int ret = 0;
 
   gst_init (NULL, NULL);
   ctx = g_option_context_new ("SCENARIO - rate control in virtual time");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
-      "Scenario keys: docs/scenarios.md. Metrics: docs/metrics.md.");
+      "Scenario keys: docs/scenarios.md. Metrics and the packet log format: "
+      "docs/metrics.md.");
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     g_printerr ("rcsim: %s\n", err->message);
     return 2;
@@ -70,7 +119,15 @@ main (int argc, char **argv)
   }
   if (argc != 2) {
     g_printerr ("usage: rcsim SCENARIO [--controller NAME] [--seed N] "
-        "[--json] [--csv DIR] [--duration S] [--bench]\n");
+        "[--json] [--csv DIR] [--duration S] [--bench | --from-log FILE]\n");
+    return 2;
+  }
+  if (opt_log && opt_bench) {
+    g_printerr ("rcsim: --bench times a simulation: not with --from-log\n");
+    return 2;
+  }
+  if (opt_log && opt_controller && !*opt_controller) {
+    g_printerr ("rcsim: --controller: a name\n");
     return 2;
   }
 
@@ -79,8 +136,8 @@ main (int argc, char **argv)
     g_printerr ("rcsim: %s\n", err->message);
     return 1;
   }
-  if (opt_controller && !sim_scenario_set_controller (scen, opt_controller,
-          &err)) {
+  if (!opt_log && opt_controller &&
+      !sim_scenario_set_controller (scen, opt_controller, &err)) {
     g_printerr ("rcsim: %s\n", err->message);
     return 2;
   }
@@ -97,35 +154,30 @@ main (int argc, char **argv)
   }
   seed = opt_seed >= 0 ? (guint32) opt_seed : scen->seed;
 
-  sim = sim_new (scen, seed);
-  if (opt_bench)
-    t0 = g_get_monotonic_time ();
-  sim_run (sim);
-  if (opt_bench)
-    t1 = g_get_monotonic_time ();
-
+  m = compute (scen, seed, &sim);
+  if (!m) {
+    ret = 1;
+    goto done;
+  }
   out = g_string_new (NULL);
   if (opt_json)
-    sim_write_json (sim, out);
+    sim_metrics_write_json (m, out);
   else
-    sim_write_table (sim, out);
+    sim_metrics_write_table (m, out);
   fwrite (out->str, 1, out->len, stdout);
   g_string_free (out, TRUE);
 
-  if (opt_csv && !sim_write_csv (sim, opt_csv, &err)) {
+  if (opt_csv && !sim_metrics_write_csv (m, opt_csv, &err)) {
     g_printerr ("rcsim: %s\n", err->message);
-    return 1;
+    ret = 1;
   }
-  if (opt_bench) {
-    gdouble wall = MAX (t1 - t0, 1) / 1e6;
-    gdouble simulated = (gdouble) scen->duration / GST_SECOND;
-    g_printerr ("rcsim: %s: %.1f s simulated in %.3f s wall, %.0fx real "
-        "time, %" G_GUINT64_FORMAT " events\n", scen->name, simulated, wall,
-        simulated / wall, sim_n_events (sim));
-  }
+  if (!sim)
+    sim_metrics_free (m);
+done:
   sim_free (sim);
   sim_scenario_free (scen);
   g_free (opt_controller);
   g_free (opt_csv);
-  return 0;
+  g_free (opt_log);
+  return ret;
 }

@@ -5,7 +5,7 @@
  * names, so the same file can configure a real linksim. */
 #include <string.h>
 #include <math.h>
-#include "sim.h"
+#include "scenario.h"
 #include "rc-link-keys.h"
 
 #define DEFAULT_DURATION (60 * GST_SECOND)
@@ -73,6 +73,19 @@ sim_flow_kind_to_string (SimFlowKind k)
       return "cbr";
   }
   return "unknown";
+}
+
+gboolean
+sim_flow_paused (const SimFlowConfig * c, GstClockTime t)
+{
+  guint i;
+
+  for (i = 0; c->pauses && i < c->pauses->len; i++) {
+    SimPeriod *p = &g_array_index (c->pauses, SimPeriod, i);
+    if (t >= p->from && t < p->to)
+      return TRUE;
+  }
+  return FALSE;
 }
 
 static gboolean

@@ -1,4 +1,4 @@
-/* rcsim internals shared by sim.c (engine, media, CBR, metrics) and tcp.c. */
+/* rcsim internals shared by sim.c (engine, media, CBR) and tcp.c. */
 #ifndef __RCSIM_SIM_PRIVATE_H__
 #define __RCSIM_SIM_PRIVATE_H__
 
@@ -48,22 +48,6 @@ typedef struct
 
 typedef void (*SimEventFunc) (Sim * sim, gpointer obj, guint64 arg);
 
-/* One SIM_BIN of one flow. Throughput-like counts are binned by the time
- * the packet left the bottleneck (so rate lines up with capacity), sends
- * and queue drops by the time the packet entered it. */
-typedef struct
-{
-  guint64 sent_bytes, fec_bytes, goodput_bytes;
-  guint32 sent_pkts, lost_pkts, delivered_pkts;
-  gdouble qd_sum_ms;
-  gfloat qd_max_ms;
-  gboolean active;              /* demanding capacity at the bin's start */
-  /* sampled at the bin's start */
-  gdouble target_bps, encoder_bps, pacing_bps;  /* media */
-  gdouble cwnd, srtt_ms;        /* tcp */
-  gchar *stats;                 /* media: controller stats, CSV fragment */
-} SimBin;
-
 typedef struct _MediaState MediaState;
 typedef struct _TcpState TcpState;
 
@@ -78,13 +62,6 @@ struct _SimFlow
   GRand *rand;
   GstClockTime start, stop;     /* stop clipped to the run */
 
-  /* totals, see docs/metrics.md */
-  guint64 sent_pkts, sent_bytes, fec_bytes;
-  guint64 delivered_pkts, goodput_bytes;
-  guint64 lost_queue, lost_link;
-  GArray *qdelay_ms;            /* gfloat, one per delivered data packet */
-  SimBin *bins;
-
   MediaState *media;
   TcpState *tcp;
   guint64 cbr_next;
@@ -95,25 +72,22 @@ void sim_schedule (Sim * sim, GstClockTime t, SimEventFunc fn, gpointer obj,
     guint64 arg);
 GstClockTime sim_now (Sim * sim);
 /* Hands a data packet (media, FEC, TCP data, CBR) to the flow's data link,
- * or a control packet (feedback, ACK) to its return link, with the
- * accounting. FALSE: tail-dropped and freed. */
+ * or a control packet (feedback, ACK) to its return link, and tells the
+ * metrics. FALSE: tail-dropped and freed. */
 gboolean sim_send (Sim * sim, SimPkt * p);
 SimPkt *sim_pkt_new (SimFlow * f, SimPktKind kind, guint wire_size);
 void sim_pkt_free (SimPkt * p);
-/* Goodput accounting for a useful delivered packet that left the
- * bottleneck at `departed`. */
-void sim_flow_goodput (SimFlow * f, guint bytes, GstClockTime departed);
 /* Uniform (0, 1], never 0, for inverse-transform sampling. */
 gdouble sim_rand_open (GRand * r);
 
 /* tcp.c */
 void sim_tcp_init (Sim * sim, SimFlow * f);
 void sim_tcp_free (SimFlow * f);
-void sim_tcp_on_data (Sim * sim, SimFlow * f, SimPkt * p,
-    GstClockTime departed);
+/* TRUE: the segment arrived for the first time (it counts as goodput). */
+gboolean sim_tcp_on_data (Sim * sim, SimFlow * f, SimPkt * p);
 void sim_tcp_on_ack (Sim * sim, SimFlow * f, SimPkt * p);
 gboolean sim_tcp_active (SimFlow * f, GstClockTime t);
-void sim_tcp_sample (SimFlow * f, SimBin * b);
+void sim_tcp_sample (SimFlow * f, SimMetricsSample * s);
 
 G_END_DECLS
 #endif

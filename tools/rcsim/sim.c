@@ -35,14 +35,10 @@
  * is told and at the times it asks for (its controller tick).
  *
  * FEC hook: media_protect() is where repair packets will be generated
- * (SIM_PKT_FEC, counted in fec_bytes, pushed as RC_SENDER_ITEM_FEC) and
+ * (SIM_PKT_FEC, FEC bytes in the metrics, pushed as RC_SENDER_ITEM_FEC) and
  * media_receive() where they will repair losses (loss_post). Until then
  * there is no FEC and loss_post == loss_pre. */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <gst/rtp/gstrtcpbuffer.h>
 #include "sim-private.h"
 #include "rc-rtcp.h"
@@ -69,13 +65,6 @@
 #define VBV_TIME 0.3
 /* Smallest frame: a skipped/static frame still costs some bytes. */
 #define MIN_FRAME_BYTES 50
-/* Convergence (docs/metrics.md): 80 % of the fair share, held 5 s, on a
- * 1 s trailing mean of the goodput. */
-#define CONV_FRACTION 0.8
-#define CONV_HOLD_BINS 25
-#define CONV_SMOOTH_BINS 5
-/* Capacity integration step for utilization and fair shares. */
-#define CAP_STEP GST_MSECOND
 
 typedef struct
 {
@@ -119,17 +108,6 @@ struct _MediaState
   GstClockTime sr_arrival;
 };
 
-typedef struct
-{
-  guint64 *bytes;               /* per bin, by departure */
-  gdouble *qd_sum_ms;
-  guint32 *qd_n;
-  gdouble *cap_bps;             /* mean capacity per bin */
-  gdouble *queue_ms;            /* queue delay sampled at the bin's start */
-  GArray *qdelay_ms;            /* gfloat, every delivered packet */
-  guint64 window_bytes;         /* departed inside [util_from, util_to) */
-} LinkAcc;
-
 struct _Sim
 {
   const SimScenario *scen;
@@ -138,11 +116,9 @@ struct _Sim
   GArray *heap;
   guint64 ev_seq, n_events;
   RcLink *links[2];             /* forward, reverse */
-  LinkAcc acc[2];
   GPtrArray *flows;
   guint n_bins;
-  GstClockTime util_from, util_to;
-  gdouble util_cap_bits;
+  SimMetrics *metrics;
   gboolean ran;
 };
 
@@ -281,70 +257,63 @@ is_forward (SimPkt * p)
   return is_data (p) || p->kind == SIM_PKT_RTCP_SR;
 }
 
-/* Bins are allocated n_bins + 1: the last collects what happens after the
- * run (packets draining from the queue) and is never reported. */
-static guint
-bin_of (Sim * sim, GstClockTime t)
+static SimMetricsKind
+metrics_kind (SimPktKind k)
 {
-  guint64 b = t / SIM_BIN;
-  return (guint) MIN (b, (guint64) sim->n_bins);
+  switch (k) {
+    case SIM_PKT_MEDIA:
+      return SIM_METRICS_MEDIA;
+    case SIM_PKT_FEC:
+      return SIM_METRICS_FEC;
+    case SIM_PKT_TCP_DATA:
+      return SIM_METRICS_TCP;
+    case SIM_PKT_CBR:
+      return SIM_METRICS_CBR;
+    case SIM_PKT_FEEDBACK:
+    case SIM_PKT_TCP_ACK:
+    case SIM_PKT_RTCP_SR:
+    case SIM_PKT_RTCP_RR:
+      break;
+  }
+  return SIM_METRICS_CONTROL;
+}
+
+/* The packet as the metrics see it, on link `l`, entered at `entry`. */
+static SimMetricsPacket
+metrics_packet (SimPkt * p, guint l, GstClockTime entry)
+{
+  SimMetricsPacket r = { 0 };
+
+  r.link = l == 0 ? SIM_LINK_FORWARD : SIM_LINK_REVERSE;
+  r.flow = p->flow->id;
+  r.kind = metrics_kind (p->kind);
+  r.size = p->wire_size;
+  r.entry = entry;
+  return r;
 }
 
 gboolean
 sim_send (Sim * sim, SimPkt * p)
 {
   SimFlow *f = p->flow;
-  gboolean data = is_data (p), fwd = is_forward (p);
+  gboolean fwd = is_forward (p);
   RcLink *l = fwd ? f->data_link : f->ret_link;
   guint idx = fwd ? f->data_idx : f->ret_idx;
-  SimBin *b = &f->bins[bin_of (sim, sim->now)];
+  SimMetricsPacket r = metrics_packet (p, l == sim->links[0] ? 0 : 1,
+      sim->now);
 
   p->sent = sim->now;
-  if (data) {
-    f->sent_pkts++;
-    f->sent_bytes += p->wire_size;
-    b->sent_pkts++;
-    b->sent_bytes += p->wire_size;
-    if (p->kind == SIM_PKT_FEC) {
-      f->fec_bytes += p->wire_size;
-      b->fec_bytes += p->wire_size;
-    }
-  }
+  sim_metrics_enter (sim->metrics, &r);
   if (!rc_link_enqueue (l, idx, p->wire_size, p, sim->now)) {
-    if (data) {
-      f->lost_queue++;
-      b->lost_pkts++;
-    }
+    r.fate = SIM_FATE_DROPPED;
+    sim_metrics_leave (sim->metrics, &r);
     sim_pkt_free (p);
     return FALSE;
   }
   return TRUE;
 }
 
-void
-sim_flow_goodput (SimFlow * f, guint bytes, GstClockTime departed)
-{
-  Sim *sim = f->sim;
-
-  f->bins[bin_of (sim, departed)].goodput_bytes += bytes;
-  if (departed >= f->start && departed <= f->stop)
-    f->goodput_bytes += bytes;
-}
-
 /* -------------------------------------------------------------- media */
-
-static gboolean
-media_paused (SimFlow * f, GstClockTime t)
-{
-  guint i;
-
-  for (i = 0; i < f->cfg->pauses->len; i++) {
-    SimPeriod *p = &g_array_index (f->cfg->pauses, SimPeriod, i);
-    if (t >= p->from && t < p->to)
-      return TRUE;
-  }
-  return FALSE;
-}
 
 static void media_wake (Sim * sim, gpointer obj, guint64 arg);
 
@@ -448,7 +417,7 @@ media_frame (Sim * sim, gpointer obj, guint64 n)
       (guint64) llround (c->fps * 1000));
   sim_schedule (sim, next, media_frame, f, n + 1);
 
-  if (media_paused (f, t)) {
+  if (sim_flow_paused (f->cfg, t)) {
     m->was_paused = TRUE;
     return;
   }
@@ -774,81 +743,7 @@ flow_active (SimFlow * f, GstClockTime t)
     return sim_tcp_active (f, t);
   if (t < f->start || t >= f->stop)
     return FALSE;
-  return f->cfg->kind != SIM_FLOW_MEDIA || !media_paused (f, t);
-}
-
-static void
-append_value (GString * s, const GValue * v)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  switch (G_VALUE_TYPE (v)) {
-    case G_TYPE_DOUBLE:
-      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.6g",
-              g_value_get_double (v)));
-      break;
-    case G_TYPE_FLOAT:
-      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.6g",
-              g_value_get_float (v)));
-      break;
-    case G_TYPE_UINT64:
-      g_string_append_printf (s, "%" G_GUINT64_FORMAT, g_value_get_uint64 (v));
-      break;
-    case G_TYPE_INT64:
-      g_string_append_printf (s, "%" G_GINT64_FORMAT, g_value_get_int64 (v));
-      break;
-    case G_TYPE_UINT:
-      g_string_append_printf (s, "%u", g_value_get_uint (v));
-      break;
-    case G_TYPE_INT:
-      g_string_append_printf (s, "%d", g_value_get_int (v));
-      break;
-    case G_TYPE_BOOLEAN:
-      g_string_append (s, g_value_get_boolean (v) ? "1" : "0");
-      break;
-    default:{
-      gchar *str = G_VALUE_HOLDS_STRING (v) ? g_value_dup_string (v) :
-          gst_value_serialize (v);
-      const gchar *c;
-      g_string_append_c (s, '"');
-      for (c = str ? str : ""; *c; c++) {
-        if (*c == '"')
-          g_string_append_c (s, '"');
-        g_string_append_c (s, *c);
-      }
-      g_string_append_c (s, '"');
-      g_free (str);
-      break;
-    }
-  }
-}
-
-static gchar *
-media_stats_row (SimFlow * f)
-{
-  MediaState *m = f->media;
-  GstStructure *st = rc_sender_get_stats (m->sender, f->sim->now);
-  GString *row = g_string_new (NULL);
-  guint i;
-
-  if (!st)
-    return g_string_free (row, FALSE);
-  if (m->stat_names->len == 0) {
-    gint n = gst_structure_n_fields (st);
-    for (i = 0; i < (guint) n; i++)
-      g_ptr_array_add (m->stat_names,
-          g_strdup (gst_structure_nth_field_name (st, i)));
-  }
-  for (i = 0; i < m->stat_names->len; i++) {
-    const GValue *v = gst_structure_get_value (st,
-        g_ptr_array_index (m->stat_names, i));
-    if (i)
-      g_string_append_c (row, ',');
-    if (v)
-      append_value (row, v);
-  }
-  gst_structure_free (st);
-  return g_string_free (row, FALSE);
+  return f->cfg->kind != SIM_FLOW_MEDIA || !sim_flow_paused (f->cfg, t);
 }
 
 static void
@@ -858,22 +753,26 @@ sample (Sim * sim, gpointer obj, guint64 b)
 
   for (i = 0; i < sim->flows->len; i++) {
     SimFlow *f = g_ptr_array_index (sim->flows, i);
-    SimBin *bin = &f->bins[b];
+    SimMetricsSample s = { 0 };
+    GstStructure *st = NULL;
 
-    bin->active = flow_active (f, sim->now);
+    s.active = flow_active (f, sim->now);
     if (f->media && sim->now >= f->start && sim->now < f->stop) {
       RcDecision d = rc_sender_get_decision (f->media->sender);
-      bin->target_bps = d.media_bps;
-      bin->pacing_bps = rc_sender_get_pacing_rate (f->media->sender);
-      bin->encoder_bps = f->media->enc_bps;
-      bin->stats = media_stats_row (f);
+      s.target_bps = d.media_bps;
+      s.pacing_bps = rc_sender_get_pacing_rate (f->media->sender);
+      s.encoder_bps = f->media->enc_bps;
+      s.stats = st = rc_sender_get_stats (f->media->sender, sim->now);
     } else if (f->tcp) {
-      sim_tcp_sample (f, bin);
+      sim_tcp_sample (f, &s);
     }
+    sim_metrics_sample (sim->metrics, i, (guint) b, &s);
+    if (st)
+      gst_structure_free (st);
   }
   for (l = 0; l < 2; l++)
-    sim->acc[l].queue_ms[b] =
-        (gdouble) rc_link_queue_delay (sim->links[l], sim->now) / GST_MSECOND;
+    sim_metrics_sample_queue (sim->metrics, l, (guint) b,
+        rc_link_queue_delay (sim->links[l], sim->now));
   if (b + 1 < sim->n_bins)
     sim_schedule (sim, (b + 1) * SIM_BIN, sample, NULL, b + 1);
 }
@@ -885,66 +784,44 @@ deliver (Sim * sim, guint l, RcLinkPacket * out)
 {
   SimPkt *p = out->data;
   SimFlow *f = p->flow;
-  LinkAcc *acc = &sim->acc[l];
-  gboolean data = is_data (p);
-  GstClockTime prop = is_forward (p) ? f->cfg->delay : f->cfg->return_delay;
-  SimBin *b = &f->bins[bin_of (sim, out->departed)];
+  SimMetricsPacket r = metrics_packet (p, l, out->enqueued);
 
+  r.departed = out->departed;
   if (out->lost) {
-    if (data) {
-      f->lost_link++;
-      b->lost_pkts++;
-    }
+    r.fate = SIM_FATE_LOST;
+    sim_metrics_leave (sim->metrics, &r);
     sim_pkt_free (p);
     return;
   }
-
-  {
-    guint db = bin_of (sim, out->departed);
-    gdouble qd = (gdouble) (out->arrival - out->enqueued - MIN (prop,
-            out->arrival - out->enqueued)) / GST_MSECOND;
-    gfloat qdf = (gfloat) qd;
-
-    acc->bytes[db] += out->size;
-    acc->qd_sum_ms[db] += qd;
-    acc->qd_n[db]++;
-    g_array_append_val (acc->qdelay_ms, qdf);
-    if (out->departed >= sim->util_from && out->departed < sim->util_to &&
-        l == 0)
-      acc->window_bytes += out->size;
-    if (data) {
-      f->delivered_pkts++;
-      b->delivered_pkts++;
-      b->qd_sum_ms += qd;
-      b->qd_max_ms = MAX (b->qd_max_ms, qdf);
-      g_array_append_val (f->qdelay_ms, qdf);
-    }
-  }
+  r.fate = SIM_FATE_DELIVERED;
+  r.arrival = out->arrival;
+  /* Goodput: media and CBR packets, and a TCP segment the first time it
+   * arrives, which its receiver tells. */
+  if (p->kind == SIM_PKT_TCP_DATA)
+    r.goodput = sim_tcp_on_data (sim, f, p);
+  else
+    r.goodput = p->kind == SIM_PKT_MEDIA || p->kind == SIM_PKT_CBR;
+  sim_metrics_leave (sim->metrics, &r);
 
   switch (p->kind) {
     case SIM_PKT_MEDIA:
-      sim_flow_goodput (f, p->wire_size, out->departed);
       media_receive (sim, f, p);
-      break;
-    case SIM_PKT_FEC:
       break;
     case SIM_PKT_FEEDBACK:
       media_feedback_arrive (sim, f, p);
       break;
-    case SIM_PKT_TCP_DATA:
-      sim_tcp_on_data (sim, f, p, out->departed);
-      break;
     case SIM_PKT_TCP_ACK:
       sim_tcp_on_ack (sim, f, p);
-      break;
-    case SIM_PKT_CBR:
-      sim_flow_goodput (f, p->wire_size, out->departed);
       break;
     case SIM_PKT_RTCP_SR:
       media_sr_arrive (sim, f, p);
       break;
     case SIM_PKT_RTCP_RR:
       media_rr_arrive (sim, f, p);
+      break;
+    case SIM_PKT_FEC:          /* nothing repairs yet */
+    case SIM_PKT_TCP_DATA:     /* handled above */
+    case SIM_PKT_CBR:
       break;
   }
   sim_pkt_free (p);
@@ -965,22 +842,13 @@ sim_new (const SimScenario * scen, guint32 seed)
   sim->heap = g_array_sized_new (FALSE, FALSE, sizeof (SimEvent), 1024);
   sim->n_bins = (guint) MAX ((scen->duration + SIM_BIN - 1) / SIM_BIN, 1);
 
+  sim->metrics = sim_metrics_new (scen, seed, SIM_METRICS_SIMULATED);
   for (l = 0; l < 2; l++) {
-    LinkAcc *acc = &sim->acc[l];
     lc = l == 0 ? scen->link : scen->reverse;
     lc.seed = derive_seed (seed, 0x11 + l, 0);
     sim->links[l] = rc_link_new (&lc);
-    acc->bytes = g_new0 (guint64, sim->n_bins + 1);
-    acc->qd_sum_ms = g_new0 (gdouble, sim->n_bins + 1);
-    acc->qd_n = g_new0 (guint32, sim->n_bins + 1);
-    acc->cap_bps = g_new0 (gdouble, sim->n_bins + 1);
-    acc->queue_ms = g_new0 (gdouble, sim->n_bins + 1);
-    acc->qdelay_ms = g_array_new (FALSE, FALSE, sizeof (gfloat));
   }
 
-  /* Utilization window: the forward flows' active time. */
-  sim->util_from = GST_CLOCK_TIME_NONE;
-  sim->util_to = 0;
   sim->flows = g_ptr_array_new ();
   for (i = 0; i < scen->flows->len; i++) {
     const SimFlowConfig *c = g_ptr_array_index (scen->flows, i);
@@ -1001,13 +869,7 @@ sim_new (const SimScenario * scen, guint32 seed)
         scen->reverse.overhead;
     f->data_idx = rc_link_add_flow (f->data_link, c->delay);
     f->ret_idx = rc_link_add_flow (f->ret_link, c->return_delay);
-    f->qdelay_ms = g_array_new (FALSE, FALSE, sizeof (gfloat));
-    f->bins = g_new0 (SimBin, sim->n_bins + 1);
     g_ptr_array_add (sim->flows, f);
-    if (!c->reverse && f->start < f->stop) {
-      sim->util_from = MIN (sim->util_from, f->start);
-      sim->util_to = MAX (sim->util_to, f->stop);
-    }
 
     switch (c->kind) {
       case SIM_FLOW_MEDIA:
@@ -1022,8 +884,6 @@ sim_new (const SimScenario * scen, guint32 seed)
         break;
     }
   }
-  if (!GST_CLOCK_TIME_IS_VALID (sim->util_from))
-    sim->util_from = sim->util_to = 0;
   sim_schedule (sim, 0, sample, NULL, 0);
   return sim;
 }
@@ -1031,7 +891,7 @@ sim_new (const SimScenario * scen, guint32 seed)
 void
 sim_free (Sim * sim)
 {
-  guint i, b, l;
+  guint i, l;
   RcLinkPacket out;
 
   if (!sim)
@@ -1043,50 +903,18 @@ sim_free (Sim * sim)
         rc_link_pop (sim->links[l], t, &out))
       sim_pkt_free (out.data);
     rc_link_free (sim->links[l]);
-    g_free (sim->acc[l].bytes);
-    g_free (sim->acc[l].qd_sum_ms);
-    g_free (sim->acc[l].qd_n);
-    g_free (sim->acc[l].cap_bps);
-    g_free (sim->acc[l].queue_ms);
-    g_array_unref (sim->acc[l].qdelay_ms);
   }
   for (i = 0; i < sim->flows->len; i++) {
     SimFlow *f = g_ptr_array_index (sim->flows, i);
     media_free (f);
     sim_tcp_free (f);
-    for (b = 0; b <= sim->n_bins; b++)
-      g_free (f->bins[b].stats);
-    g_free (f->bins);
-    g_array_unref (f->qdelay_ms);
     g_rand_free (f->rand);
     g_free (f);
   }
   g_ptr_array_unref (sim->flows);
   g_array_unref (sim->heap);
+  sim_metrics_free (sim->metrics);
   g_free (sim);
-}
-
-static void
-integrate_capacity (Sim * sim)
-{
-  guint l, b;
-  GstClockTime t;
-
-  for (l = 0; l < 2; l++) {
-    for (b = 0; b < sim->n_bins; b++) {
-      GstClockTime from = b * SIM_BIN, to = MIN ((b + 1) * SIM_BIN,
-          sim->end);
-      gdouble sum = 0;
-      guint n = 0;
-      for (t = from; t < to; t += CAP_STEP, n++)
-        sum += (gdouble) rc_link_capacity_at (sim->links[l], t);
-      sim->acc[l].cap_bps[b] = n ? sum / n : 0;
-    }
-  }
-  sim->util_cap_bits = 0;
-  for (t = sim->util_from; t < sim->util_to; t += CAP_STEP)
-    sim->util_cap_bits += (gdouble) rc_link_capacity_at (sim->links[0], t) *
-        ((gdouble) MIN (CAP_STEP, sim->util_to - t) / GST_SECOND);
 }
 
 void
@@ -1131,7 +959,7 @@ sim_run (Sim * sim)
   g_return_if_fail (!sim->ran);
   sim_run_until (sim, sim->end + DRAIN);
   sim->ran = TRUE;
-  integrate_capacity (sim);
+  sim_metrics_finish (sim->metrics);
 }
 
 GstClockTime
@@ -1154,549 +982,11 @@ void
 sim_flow_window (Sim * sim, guint flow, GstClockTime from, GstClockTime to,
     SimWindow * out)
 {
-  SimFlow *f;
-  guint b, b0, b1, nt = 0;
-  guint64 bytes = 0;
-  gdouble qd = 0, target = 0;
-
-  g_return_if_fail (flow < sim->flows->len && to > from);
-  f = g_ptr_array_index (sim->flows, flow);
-  memset (out, 0, sizeof (*out));
-  b0 = bin_of (sim, from);
-  b1 = bin_of (sim, to);
-  for (b = b0; b < b1; b++) {
-    SimBin *bn = &f->bins[b];
-    bytes += bn->goodput_bytes;
-    qd += bn->qd_sum_ms;
-    out->sent_pkts += bn->sent_pkts;
-    out->delivered_pkts += bn->delivered_pkts;
-    out->lost_pkts += bn->lost_pkts;
-    if (f->media && b * SIM_BIN >= f->start && b * SIM_BIN < f->stop) {
-      target += bn->target_bps;
-      nt++;
-    }
-  }
-  out->goodput_bps = bytes * 8.0 / ((gdouble) (to - from) / GST_SECOND);
-  out->qdelay_mean_ms = out->delivered_pkts ? qd / out->delivered_pkts : 0;
-  out->target_mean_bps = nt ? target / nt : 0;
+  sim_metrics_flow_window (sim->metrics, flow, from, to, out);
 }
 
-/* ------------------------------------------------------------- metrics */
-
-typedef struct
+SimMetrics *
+sim_get_metrics (Sim * sim)
 {
-  gboolean valid;
-  gdouble mean, p50, p95, max;
-} Dist;
-
-static gint
-cmp_float (gconstpointer a, gconstpointer b)
-{
-  gfloat x = *(const gfloat *) a, y = *(const gfloat *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentiles (docs/metrics.md). */
-static Dist
-dist_of (GArray * samples)
-{
-  Dist d = { 0 };
-  GArray *s;
-  gdouble sum = 0;
-  guint i, n = samples->len;
-
-  if (n == 0)
-    return d;
-  s = g_array_copy (samples);
-  qsort (s->data, n, sizeof (gfloat), cmp_float);
-  for (i = 0; i < n; i++)
-    sum += g_array_index (s, gfloat, i);
-  d.valid = TRUE;
-  d.mean = sum / n;
-#define RANK(p) g_array_index (s, gfloat, (guint) MAX (ceil ((p) * n), 1) - 1)
-  d.p50 = RANK (0.50);
-  d.p95 = RANK (0.95);
-#undef RANK
-  d.max = g_array_index (s, gfloat, n - 1);
-  g_array_unref (s);
-  return d;
-}
-
-static gdouble
-flow_demand (SimFlow * f)
-{
-  switch (f->cfg->kind) {
-    case SIM_FLOW_MEDIA:
-      return (gdouble) f->cfg->sender.limits.max_bps;
-    case SIM_FLOW_CBR:
-      return (gdouble) f->cfg->rate_bps;
-    case SIM_FLOW_TCP:
-      break;
-  }
-  return G_MAXDOUBLE;
-}
-
-/* Max-min fair share of `f` in bin `b` among the flows active on the same
- * link then (water-filling over their demands). */
-static gdouble
-fair_share (Sim * sim, SimFlow * f, guint b)
-{
-  gdouble cap = sim->acc[f->cfg->reverse ? 1 : 0].cap_bps[b];
-  gdouble demands[RC_LINK_MAX_FLOWS];
-  guint n = 0, i, j;
-
-  if (!f->bins[b].active)
-    return 0;
-  for (i = 0; i < sim->flows->len; i++) {
-    SimFlow *o = g_ptr_array_index (sim->flows, i);
-    if (o->cfg->reverse == f->cfg->reverse && o->bins[b].active)
-      demands[n++] = flow_demand (o);
-  }
-  /* Sort ascending (n is small), then fill. */
-  for (i = 1; i < n; i++)
-    for (j = i; j > 0 && demands[j] < demands[j - 1]; j--) {
-      gdouble t = demands[j];
-      demands[j] = demands[j - 1];
-      demands[j - 1] = t;
-    }
-  /* Flows whose demand is below an equal split of what is left get their
-   * demand; the rest split the remainder equally. */
-  for (i = 0; i < n; i++) {
-    gdouble equal = cap / (n - i);
-    if (demands[i] >= equal)
-      return MIN (equal, flow_demand (f));
-    if (demands[i] >= flow_demand (f))
-      return flow_demand (f);   /* f (or one with its demand) is satisfied */
-    cap -= demands[i];
-  }
-  return flow_demand (f);
-}
-
-static gdouble
-flow_active_s (SimFlow * f)
-{
-  return f->stop > f->start ? (gdouble) (f->stop - f->start) / GST_SECOND : 0;
-}
-
-/* Seconds from start until the 1 s mean goodput first reaches 80 % of the
- * fair share and stays there 5 s; < 0 when never. */
-static gdouble
-convergence (Sim * sim, SimFlow * f)
-{
-  guint first, last, b, k, run_start = 0, held = 0;
-  gdouble *smooth;
-  gdouble result = -1;
-
-  if (f->cfg->kind == SIM_FLOW_CBR || (f->cfg->kind == SIM_FLOW_TCP &&
-          f->cfg->size_max > 0) || f->stop <= f->start)
-    return -1;
-  first = (guint) (f->start / SIM_BIN);
-  last = (guint) MIN ((f->stop + SIM_BIN - 1) / SIM_BIN, sim->n_bins);
-  smooth = g_new0 (gdouble, sim->n_bins);
-  for (b = first; b < last; b++) {
-    gdouble sum = 0;
-    guint n = 0;
-    for (k = b + 1 - MIN (CONV_SMOOTH_BINS, b + 1 - first); k <= b; k++, n++)
-      sum += f->bins[k].goodput_bytes * 8.0 / ((gdouble) SIM_BIN / GST_SECOND);
-    smooth[b] = sum / MAX (n, 1);
-  }
-  for (b = first; b < last; b++) {
-    gdouble share;
-    if (!f->bins[b].active)
-      continue;                 /* paused: neither holds nor breaks */
-    share = fair_share (sim, f, b);
-    if (share > 0 && smooth[b] >= CONV_FRACTION * share) {
-      if (held == 0)
-        run_start = b;
-      if (++held >= CONV_HOLD_BINS) {
-        result = (gdouble) ((run_start + 1) * SIM_BIN - f->start) /
-            GST_SECOND;
-        break;
-      }
-    } else {
-      held = 0;
-    }
-  }
-  g_free (smooth);
-  return result;
-}
-
-/* Jain's index and min/max over the goodput of the media flows that share
- * the forward bottleneck, in the bins where all of them are active; FALSE
- * with fewer than two such flows or no such bin. */
-static gboolean
-fairness (Sim * sim, gdouble * jain, gdouble * min_max)
-{
-  gdouble x[RC_LINK_MAX_FLOWS];
-  guint n = 0, i, b, overlap = 0;
-  gdouble sum = 0, sq = 0, mn = G_MAXDOUBLE, mx = 0;
-
-  for (i = 0; i < sim->flows->len; i++) {
-    SimFlow *f = g_ptr_array_index (sim->flows, i);
-    if (f->cfg->kind == SIM_FLOW_MEDIA && !f->cfg->reverse)
-      x[n++] = 0;
-  }
-  if (n < 2)
-    return FALSE;
-  for (b = 0; b < sim->n_bins; b++) {
-    gboolean all = TRUE;
-    for (i = 0; i < sim->flows->len && all; i++) {
-      SimFlow *f = g_ptr_array_index (sim->flows, i);
-      if (f->cfg->kind == SIM_FLOW_MEDIA && !f->cfg->reverse &&
-          !f->bins[b].active)
-        all = FALSE;
-    }
-    if (!all)
-      continue;
-    overlap++;
-    for (i = 0, n = 0; i < sim->flows->len; i++) {
-      SimFlow *f = g_ptr_array_index (sim->flows, i);
-      if (f->cfg->kind == SIM_FLOW_MEDIA && !f->cfg->reverse)
-        x[n++] += f->bins[b].goodput_bytes;
-    }
-  }
-  if (!overlap)
-    return FALSE;
-  for (i = 0; i < n; i++) {
-    sum += x[i];
-    sq += x[i] * x[i];
-    mn = MIN (mn, x[i]);
-    mx = MAX (mx, x[i]);
-  }
-  *jain = sq > 0 ? sum * sum / (n * sq) : 1.0;
-  *min_max = mx > 0 ? mn / mx : 1.0;
-  return TRUE;
-}
-
-static const gchar *
-flow_controller (SimFlow * f)
-{
-  switch (f->cfg->kind) {
-    case SIM_FLOW_MEDIA:
-      return f->cfg->sender.controller->name;
-    case SIM_FLOW_TCP:
-      return f->cfg->cc == SIM_TCP_CUBIC ? "cubic" : "newreno";
-    case SIM_FLOW_CBR:
-      break;
-  }
-  return "none";
-}
-
-static gdouble
-loss_of (SimFlow * f)
-{
-  guint64 known = f->delivered_pkts + f->lost_queue + f->lost_link;
-  return known ? (gdouble) (f->lost_queue + f->lost_link) / known : 0;
-}
-
-static gdouble
-kbps (guint64 bytes, gdouble secs)
-{
-  return secs > 0 ? bytes * 8.0 / secs / 1000.0 : 0;
-}
-
-/* ------------------------------------------------------------- output */
-
-static void
-json_num (GString * s, gdouble v, const gchar * fmt)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (!isfinite (v)) {
-    g_string_append (s, "null");
-    return;
-  }
-  g_ascii_formatd (buf, sizeof buf, fmt, v);
-  /* "-0.000" would differ from "0.000" for no reason. */
-  if (buf[0] == '-' && strspn (buf + 1, "0.") == strlen (buf + 1))
-    g_string_append (s, buf + 1);
-  else
-    g_string_append (s, buf);
-}
-
-static void
-json_str (GString * s, const gchar * str)
-{
-  const gchar *c;
-
-  g_string_append_c (s, '"');
-  for (c = str; *c; c++) {
-    if (*c == '"' || *c == '\\')
-      g_string_append_printf (s, "\\%c", *c);
-    else if ((guchar) * c < 0x20)
-      g_string_append_printf (s, "\\u%04x", *c);
-    else
-      g_string_append_c (s, *c);
-  }
-  g_string_append_c (s, '"');
-}
-
-static void
-json_dist (GString * s, Dist d)
-{
-  if (!d.valid) {
-    g_string_append (s, "{\"mean\": null, \"p50\": null, \"p95\": null, "
-        "\"max\": null}");
-    return;
-  }
-  g_string_append (s, "{\"mean\": ");
-  json_num (s, d.mean, "%.3f");
-  g_string_append (s, ", \"p50\": ");
-  json_num (s, d.p50, "%.3f");
-  g_string_append (s, ", \"p95\": ");
-  json_num (s, d.p95, "%.3f");
-  g_string_append (s, ", \"max\": ");
-  json_num (s, d.max, "%.3f");
-  g_string_append (s, "}");
-}
-
-static gdouble
-utilization (Sim * sim)
-{
-  return sim->util_cap_bits > 0 ?
-      sim->acc[0].window_bytes * 8.0 / sim->util_cap_bits : 0;
-}
-
-void
-sim_write_json (Sim * sim, GString * s)
-{
-  gdouble jain = 0, mm = 0;
-  gboolean fair = fairness (sim, &jain, &mm);
-  guint i;
-
-  g_string_append (s, "{\n  \"scenario\": ");
-  json_str (s, sim->scen->name);
-  g_string_append_printf (s, ",\n  \"seed\": %u,\n  \"duration_s\": ",
-      sim->seed);
-  json_num (s, (gdouble) sim->end / GST_SECOND, "%.3f");
-  g_string_append (s, ",\n  \"link\": {\"utilization\": ");
-  json_num (s, utilization (sim), "%.4f");
-  g_string_append (s, ", \"qdelay_ms\": ");
-  json_dist (s, dist_of (sim->acc[0].qdelay_ms));
-  g_string_append (s, "},\n  \"fairness\": {\"jain\": ");
-  json_num (s, fair ? jain : NAN, "%.4f");
-  g_string_append (s, ", \"min_max_ratio\": ");
-  json_num (s, fair ? mm : NAN, "%.4f");
-  g_string_append (s, "},\n  \"flows\": [");
-  for (i = 0; i < sim->flows->len; i++) {
-    SimFlow *f = g_ptr_array_index (sim->flows, i);
-    gdouble act = flow_active_s (f), conv = convergence (sim, f);
-
-    g_string_append_printf (s, "%s\n    {\"id\": %u, \"name\": ", i ? "," : "",
-        f->id);
-    json_str (s, f->cfg->name);
-    g_string_append (s, ", \"kind\": ");
-    json_str (s, sim_flow_kind_to_string (f->cfg->kind));
-    g_string_append (s, ", \"controller\": ");
-    json_str (s, flow_controller (f));
-    g_string_append (s, ", \"direction\": ");
-    json_str (s, f->cfg->reverse ? "reverse" : "forward");
-    g_string_append (s, ",\n     \"start_s\": ");
-    json_num (s, (gdouble) f->start / GST_SECOND, "%.3f");
-    g_string_append (s, ", \"stop_s\": ");
-    json_num (s, (gdouble) f->stop / GST_SECOND, "%.3f");
-    g_string_append (s, ", \"goodput_kbps\": ");
-    json_num (s, kbps (f->goodput_bytes, act), "%.3f");
-    g_string_append (s, ", \"send_kbps\": ");
-    json_num (s, kbps (f->sent_bytes, act), "%.3f");
-    g_string_append (s, ", \"fec_kbps\": ");
-    json_num (s, kbps (f->fec_bytes, act), "%.3f");
-    g_string_append (s, ",\n     \"qdelay_ms\": ");
-    json_dist (s, dist_of (f->qdelay_ms));
-    g_string_append (s, ",\n     \"loss_pre\": ");
-    json_num (s, loss_of (f), "%.6f");
-    /* No FEC yet: nothing is repaired. */
-    g_string_append (s, ", \"loss_post\": ");
-    json_num (s, loss_of (f), "%.6f");
-    g_string_append (s, ", \"convergence_s\": ");
-    json_num (s, conv >= 0 ? conv : NAN, "%.3f");
-    g_string_append (s, "}");
-  }
-  g_string_append (s, "\n  ]\n}\n");
-}
-
-static void
-fmt_dist_cell (GString * s, gdouble v, gboolean valid)
-{
-  if (valid)
-    g_string_append_printf (s, " %8.1f", v);
-  else
-    g_string_append_printf (s, " %8s", "-");
-}
-
-void
-sim_write_table (Sim * sim, GString * s)
-{
-  gdouble jain = 0, mm = 0;
-  gboolean fair = fairness (sim, &jain, &mm);
-  Dist ld = dist_of (sim->acc[0].qdelay_ms);
-  guint i;
-
-  g_string_append_printf (s, "scenario %s, seed %u, %.1f s\n",
-      sim->scen->name, sim->seed, (gdouble) sim->end / GST_SECOND);
-  g_string_append_printf (s, "link: utilization %.1f %%", 100 *
-      utilization (sim));
-  if (ld.valid)
-    g_string_append_printf (s, ", queueing delay mean %.1f ms, p50 %.1f, "
-        "p95 %.1f, max %.1f", ld.mean, ld.p50, ld.p95, ld.max);
-  g_string_append (s, "\n");
-  if (fair)
-    g_string_append_printf (s, "fairness (media flows): Jain %.3f, "
-        "min/max %.3f\n", jain, mm);
-  else
-    g_string_append (s, "fairness: - (fewer than two media flows active "
-        "together on the forward link)\n");
-  g_string_append_printf (s, "\n%3s %-14s %-5s %-8s %3s %6s %6s %9s %9s %6s "
-      "%8s %8s %8s %8s %7s\n", "id", "flow", "kind", "ctrl", "dir", "start",
-      "stop", "goodput", "send", "fec", "qd mean", "qd p50", "qd p95",
-      "loss", "conv");
-  g_string_append_printf (s, "%3s %-14s %-5s %-8s %3s %6s %6s %9s %9s %6s "
-      "%8s %8s %8s %8s %7s\n", "", "", "", "", "", "s", "s", "kbit/s",
-      "kbit/s", "kbit/s", "ms", "ms", "ms", "%", "s");
-  for (i = 0; i < sim->flows->len; i++) {
-    SimFlow *f = g_ptr_array_index (sim->flows, i);
-    gdouble act = flow_active_s (f), conv = convergence (sim, f);
-    Dist d = dist_of (f->qdelay_ms);
-
-    g_string_append_printf (s, "%3u %-14.14s %-5s %-8s %3s %6.1f %6.1f %9.1f "
-        "%9.1f %6.1f", f->id, f->cfg->name,
-        sim_flow_kind_to_string (f->cfg->kind), flow_controller (f),
-        f->cfg->reverse ? "rev" : "fwd", (gdouble) f->start / GST_SECOND,
-        (gdouble) f->stop / GST_SECOND, kbps (f->goodput_bytes, act),
-        kbps (f->sent_bytes, act), kbps (f->fec_bytes, act));
-    fmt_dist_cell (s, d.mean, d.valid);
-    fmt_dist_cell (s, d.p50, d.valid);
-    fmt_dist_cell (s, d.p95, d.valid);
-    g_string_append_printf (s, " %8.3f", 100 * loss_of (f));
-    if (conv >= 0)
-      g_string_append_printf (s, " %7.1f\n", conv);
-    else
-      g_string_append_printf (s, " %7s\n", "-");
-  }
-}
-
-static gboolean
-write_file (const gchar * dir, const gchar * name, GString * s,
-    GError ** error)
-{
-  gchar *path = g_build_filename (dir, name, NULL);
-  gboolean ok = g_file_set_contents (path, s->str, s->len, error);
-
-  g_free (path);
-  return ok;
-}
-
-/* Locale-independent, fixed precision: same numbers, same bytes. */
-static void
-csv_fmt (GString * s, const gchar * fmt, gdouble v, gboolean comma)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-  if (comma)
-    g_string_append_c (s, ',');
-  g_string_append (s, g_ascii_formatd (buf, sizeof buf, fmt, v));
-}
-
-static void
-csv_num (GString * s, gdouble v)
-{
-  csv_fmt (s, "%.3f", v, TRUE);
-}
-
-gboolean
-sim_write_csv (Sim * sim, const gchar * dir, GError ** error)
-{
-  GString *s = g_string_new (NULL);
-  gdouble bin_s = (gdouble) SIM_BIN / GST_SECOND;
-  guint i, b, k;
-  gboolean ok;
-
-  if (g_mkdir_with_parents (dir, 0755) < 0) {
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
-        "%s: %s", dir, g_strerror (errno));
-    g_string_free (s, TRUE);
-    return FALSE;
-  }
-
-  g_string_append (s, "t_s,capacity_kbps,reverse_capacity_kbps,link_kbps,"
-      "link_qdelay_ms,queue_ms,reverse_link_kbps,reverse_queue_ms\n");
-  for (b = 0; b < sim->n_bins; b++) {
-    LinkAcc *f = &sim->acc[0], *r = &sim->acc[1];
-    csv_fmt (s, "%.1f", b * bin_s, FALSE);
-    csv_num (s, f->cap_bps[b] / 1000);
-    csv_num (s, sim->scen->has_reverse ? r->cap_bps[b] / 1000 : 0);
-    csv_num (s, f->bytes[b] * 8.0 / bin_s / 1000);
-    csv_num (s, f->qd_n[b] ? f->qd_sum_ms[b] / f->qd_n[b] : 0);
-    csv_num (s, f->queue_ms[b]);
-    csv_num (s, r->bytes[b] * 8.0 / bin_s / 1000);
-    csv_num (s, r->queue_ms[b]);
-    g_string_append_c (s, '\n');
-  }
-  ok = write_file (dir, "capacity.csv", s, error);
-
-  g_string_truncate (s, 0);
-  g_string_append (s, "id,name,kind,controller,direction,start_s,stop_s\n");
-  for (i = 0; ok && i < sim->flows->len; i++) {
-    SimFlow *f = g_ptr_array_index (sim->flows, i);
-    g_string_append_printf (s, "%u,%s,%s,%s,%s", f->id,
-        f->cfg->name, sim_flow_kind_to_string (f->cfg->kind),
-        flow_controller (f), f->cfg->reverse ? "reverse" : "forward");
-    csv_num (s, (gdouble) f->start / GST_SECOND);
-    csv_num (s, (gdouble) f->stop / GST_SECOND);
-    g_string_append_c (s, '\n');
-  }
-  ok = ok && write_file (dir, "flows.csv", s, error);
-
-  for (i = 0; ok && i < sim->flows->len; i++) {
-    SimFlow *f = g_ptr_array_index (sim->flows, i);
-    gchar *name = g_strdup_printf ("flow-%u.csv", f->id);
-
-    g_string_truncate (s, 0);
-    g_string_append (s, "t_s,active,send_kbps,goodput_kbps,fec_kbps,"
-        "fair_share_kbps,qdelay_ms,qdelay_max_ms,loss");
-    if (f->media) {
-      g_string_append (s, ",target_kbps,encoder_kbps,pacing_kbps");
-      for (k = 0; k < f->media->stat_names->len; k++)
-        g_string_append_printf (s, ",%s",
-            (gchar *) g_ptr_array_index (f->media->stat_names, k));
-    } else if (f->tcp) {
-      g_string_append (s, ",cwnd_segments,srtt_ms");
-    }
-    g_string_append_c (s, '\n');
-    for (b = 0; b < sim->n_bins; b++) {
-      SimBin *bn = &f->bins[b];
-      guint32 known = bn->delivered_pkts + bn->lost_pkts;
-
-      csv_fmt (s, "%.1f", b * bin_s, FALSE);
-      g_string_append_printf (s, ",%d", bn->active ? 1 : 0);
-      csv_num (s, bn->sent_bytes * 8.0 / bin_s / 1000);
-      csv_num (s, bn->goodput_bytes * 8.0 / bin_s / 1000);
-      csv_num (s, bn->fec_bytes * 8.0 / bin_s / 1000);
-      csv_num (s, fair_share (sim, f, b) / 1000);
-      csv_num (s, bn->delivered_pkts ? bn->qd_sum_ms / bn->delivered_pkts : 0);
-      csv_num (s, bn->qd_max_ms);
-      csv_fmt (s, "%.4f", known ? (gdouble) bn->lost_pkts / known : 0.0,
-          TRUE);
-      if (f->media) {
-        csv_num (s, bn->target_bps / 1000);
-        csv_num (s, bn->encoder_bps / 1000);
-        csv_num (s, bn->pacing_bps / 1000);
-        if (f->media->stat_names->len) {
-          g_string_append_c (s, ',');
-          if (bn->stats)
-            g_string_append (s, bn->stats);
-          else
-            for (k = 1; k < f->media->stat_names->len; k++)
-              g_string_append_c (s, ',');
-        }
-      } else if (f->tcp) {
-        csv_num (s, bn->cwnd);
-        csv_num (s, bn->srtt_ms);
-      }
-      g_string_append_c (s, '\n');
-    }
-    ok = write_file (dir, name, s, error);
-    g_free (name);
-  }
-  g_string_free (s, TRUE);
-  return ok;
+  return sim->metrics;
 }

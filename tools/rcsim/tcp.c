@@ -546,15 +546,16 @@ sim_tcp_on_ack (Sim * sim, SimFlow * f, SimPkt * p)
 
 /* ------------------------------------------------------------ receiver */
 
-void
-sim_tcp_on_data (Sim * sim, SimFlow * f, SimPkt * p, GstClockTime departed)
+gboolean
+sim_tcp_on_data (Sim * sim, SimFlow * f, SimPkt * p)
 {
   TcpState *t = f->tcp;
   SimPkt *ack;
   guint64 sack = G_MAXUINT64;
+  gboolean first = FALSE;
 
   if (p->gen < t->rcv_gen)
-    return;                     /* an earlier transfer's straggler */
+    return FALSE;               /* an earlier transfer's straggler */
   if (p->gen > t->rcv_gen) {
     t->rcv_gen = p->gen;
     t->rcv_nxt = 0;
@@ -564,14 +565,13 @@ sim_tcp_on_data (Sim * sim, SimFlow * f, SimPkt * p, GstClockTime departed)
    * time it left the bottleneck (not when a hole in front of it fills), so
    * the rate lines up with the capacity; duplicates do not count. */
   if (p->seq == t->rcv_nxt) {
-    sim_flow_goodput (f, p->wire_size, departed);
+    first = TRUE;
     t->rcv_nxt++;
     while (g_hash_table_remove (t->ooo,
             GUINT_TO_POINTER ((guint) t->rcv_nxt)))
       t->rcv_nxt++;
   } else if (p->seq > t->rcv_nxt) {
-    if (g_hash_table_add (t->ooo, GUINT_TO_POINTER ((guint) p->seq)))
-      sim_flow_goodput (f, p->wire_size, departed);
+    first = g_hash_table_add (t->ooo, GUINT_TO_POINTER ((guint) p->seq));
     sack = p->seq;
   }
   ack = sim_pkt_new (f, SIM_PKT_TCP_ACK, SIM_TCP_HDR);
@@ -580,6 +580,7 @@ sim_tcp_on_data (Sim * sim, SimFlow * f, SimPkt * p, GstClockTime departed)
   ack->ts_echo = p->sent;
   ack->gen = p->gen;
   sim_send (sim, ack);
+  return first;
 }
 
 gboolean
@@ -591,10 +592,10 @@ sim_tcp_active (SimFlow * f, GstClockTime t)
 }
 
 void
-sim_tcp_sample (SimFlow * f, SimBin * b)
+sim_tcp_sample (SimFlow * f, SimMetricsSample * s)
 {
   TcpState *t = f->tcp;
 
-  b->cwnd = t->sending ? t->cwnd : 0;
-  b->srtt_ms = t->have_rtt ? t->srtt * 1000 : 0;
+  s->cwnd = t->sending ? t->cwnd : 0;
+  s->srtt_ms = t->have_rtt ? t->srtt * 1000 : 0;
 }

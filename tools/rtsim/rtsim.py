@@ -7,36 +7,45 @@ extension) ! CONTROLLER ! rtpbin, sent over a real UDP socket into one shared
 `linksim` bottleneck, then over UDP to a stock receiving rtpbin whose RTCP
 (with TWCC feedback) comes back through a second `linksim` (the return path,
 each flow with its own delay). Constant-rate UDP cross traffic goes through
-the same bottleneck. It prints the same JSON as `rcsim --json`, with every
-metric computed as docs/metrics.md defines it, from per-packet entry/exit
-times taken at the bottleneck's pads.
+the same bottleneck. It does not compute any metric itself: it logs every
+packet at the links' pads (entry and exit running time, size on the wire)
+in rcsim's packet log format, runs `rcsim SCENARIO --from-log LOG`, which
+computes every metric of docs/metrics.md with the code it uses for its own
+simulations, and prints rcsim's JSON (or table) with a `realtime` block.
 
-    tools/rtsim/rtsim.py SCENARIO [--controller urcp|um|gcc] [--duration S]
-                                  [--seed N] [--json]
+    tools/rtsim/rtsim.py SCENARIO [--controller NAME] [--duration S]
+                                  [--seed N] [--json] [--csv DIR]
+                                  [--rcsim PATH] [--log FILE]
 
-`--controller gcc` uses `rtpgccbwe` from gst-plugins-rs when its plugin is
-on GST_PLUGIN_PATH; the tool says so and exits with 77 (skip) if it is not.
-TCP flows are not run in real time (they need a kernel path; see
-docs/results.md); a scenario with TCP flows runs without them, and says so.
+NAME is any of urcpsender's controllers (its `controller` enum, built from
+the controller registry), `gcc` (`rtpgccbwe` from gst-plugins-rs; the tool
+exits with 77, skip, if its plugin is not on GST_PLUGIN_PATH) or `none`;
+default: each media flow's `controller` key. TCP flows are not run in real
+time (they need a kernel path; see docs/results.md); a scenario with TCP
+flows runs without them, and says so.
 """
 
 import argparse
+import collections
 import json
-import math
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 import gi
 
 gi.require_version("Gst", "1.0")
-gi.require_version("GstRtp", "1.0")
-from gi.repository import GLib, Gst, GstRtp  # noqa: E402
+from gi.repository import GLib, Gst  # noqa: E402
 
 TWCC_URI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
-SECOND = Gst.SECOND
-BIN_NS = 200 * Gst.MSECOND  # bins for fairness/convergence (docs/metrics.md)
 NO_ASYNC = {"async": False}  # sinks added while playing must not wait for preroll
+# After the run, packets still in the links may come out this long (rcsim's
+# DRAIN, tools/rcsim/sim.c), so that their fate is known.
+DRAIN_S = 5.0
 
 
 def die(msg, code=1):
@@ -56,33 +65,31 @@ def key(kf, group, name, default=None, kind=str):
 
 
 class Flow:
-    def __init__(self, name, kind):
+    def __init__(self, index, name, kind):
+        self.index = index         # in the scenario's flow order (rcsim's id)
         self.name = name
         self.kind = kind
         self.controller = "urcp"
+        self.keys = {}             # the flow's section, for urcpsender
         self.start_s = 0.0
         self.stop_s = None
         self.delay_ns = 0
+        self.return_delay_ns = 0
         self.rate_bps = 0
         self.packet_size = 1200
         self.direction = "forward"
         self.pauses = []           # (from_s, to_s)
-        # measurements at the bottleneck's pads
-        self.entry = {}            # RTP seq -> entry running time (ns)
-        self.sent_bytes = 0
-        self.recv_bytes = 0
-        self.recv_packets = 0
-        self.qdelays = []          # ms, per delivered packet
-        self.bins_recv = {}        # bin index -> bytes delivered
-        self.index = None          # linksim pad index
         self.sender = None
         self.rc = None
+        self.valve = None
 
 
 class Scenario:
     """The parts of a scenario file that the real-time run uses; the keys
-    are those of docs/scenarios.md. The link sections' keys are linksim's
-    property names, so they are handed to linksim as they are."""
+    and their defaults are those of docs/scenarios.md (tools/rcsim/
+    scenario.c), flows in file order with `count` expanded, so that flow
+    indices are rcsim's. The link sections' keys are linksim's property
+    names, so they are handed to linksim as they are."""
 
     @staticmethod
     def section(kf, group):
@@ -102,27 +109,77 @@ class Scenario:
         self.duration_s = key(kf, "scenario", "duration", 60.0, float)
         self.link = self.section(kf, "link")
         self.reverse = self.section(kf, "reverse") if kf.has_group("reverse") else {}
+        # Relative trace files are next to the scenario, as rcsim reads them.
+        for props in (self.link, self.reverse):
+            if "trace-file" in props:
+                props["trace-file"] = os.path.join(os.path.dirname(path), props["trace-file"])
+        link_delay_ms = float(self.link.get("delay", 0)) / Gst.MSECOND
         self.flows = []
-        self.skipped = []
         for g in kf.get_groups()[0]:
             if not g.startswith("flow:"):
                 continue
-            f = Flow(g[5:], key(kf, g, "kind", "media"))
-            f.controller = key(kf, g, "controller", "urcp")
-            f.start_s = key(kf, g, "start", 0.0, float)
-            f.stop_s = key(kf, g, "stop", None, float)
-            f.delay_ns = int(key(kf, g, "delay-ms", 0.0, float) * Gst.MSECOND)
-            f.rate_bps = key(kf, g, "rate", 0, int)
-            f.packet_size = key(kf, g, "packet-size", 1200, int)
-            f.direction = key(kf, g, "direction", "forward")
-            for p in (key(kf, g, "pause", "") or "").split(","):
-                if p:
-                    a, b = p.split(":")
-                    f.pauses.append((float(a), float(b)))
-            if f.kind in ("media", "cbr"):
-                self.flows.append(f)
-            else:
-                self.skipped.append(f)
+            count = int(key(kf, g, "count", 1.0, float))
+            for i in range(count):
+                name = g[5:] if count == 1 else f"{g[5:]}-{i + 1}"
+                self.flows.append(self.flow(kf, g, len(self.flows), name, link_delay_ms))
+        self.run = [f for f in self.flows if f.kind in ("media", "cbr")]
+        self.skipped = [f for f in self.flows if f.kind not in ("media", "cbr")]
+
+    @staticmethod
+    def flow(kf, g, index, name, link_delay_ms):
+        f = Flow(index, name, key(kf, g, "kind", "media").lower())
+        f.controller = key(kf, g, "controller", "urcp").strip()
+        f.start_s = key(kf, g, "start", 0.0, float)
+        f.stop_s = key(kf, g, "stop", None, float)
+        delay_ms = key(kf, g, "delay-ms", link_delay_ms, float)
+        f.delay_ns = int(round(delay_ms * Gst.MSECOND))
+        f.return_delay_ns = int(round(key(kf, g, "return-delay-ms", delay_ms, float) * Gst.MSECOND))
+        f.rate_bps = key(kf, g, "rate", 0, int)
+        f.packet_size = key(kf, g, "packet-size", 1200, int)
+        f.direction = key(kf, g, "direction", "forward").lower()
+        for p in (key(kf, g, "pause", "") or "").split(","):
+            if p:
+                a, b = p.split(":")
+                f.pauses.append((float(a), float(b)))
+        f.keys = {k: kf.get_string(g, k).strip() for k in kf.get_keys(g)[0]}
+        return f
+
+
+# Scenario keys that are urcpsender properties of the same name, besides
+# the controllers' own "<controller>-<parameter>" keys.
+SENDER_KEYS = ("min-bitrate", "start-bitrate", "max-bitrate")
+
+
+def sender_props(flow, ctrl):
+    """The flow's keys that are urcpsender properties of the same name (and
+    unit): its controller's parameters and its bitrate limits
+    (docs/scenarios.md)."""
+    return {k: v for k, v in flow.keys.items() if k in SENDER_KEYS or k.startswith(ctrl + "-")}
+
+
+def urcp_controllers():
+    """The nicks of urcpsender's `controller` enum, which the element builds
+    from the controller registry (gst/rc-controller.c); [] without it."""
+    e = Gst.ElementFactory.make("urcpsender", None)
+    if e is None:
+        return []
+    values = e.find_property("controller").enum_class.__enum_values__
+    return [values[v].value_nick for v in sorted(values)]
+
+
+def find_rcsim(path):
+    """--rcsim, else the build's rcsim next to the plugin on
+    GST_PLUGIN_PATH (BUILD/gst -> BUILD/tools/rcsim/rcsim), else PATH's."""
+    if path:
+        return path
+    dirs = []
+    for var in ("GST_PLUGIN_PATH_1_0", "GST_PLUGIN_PATH"):
+        dirs += [d for d in os.environ.get(var, "").split(os.pathsep) if d]
+    for d in dirs:
+        cand = os.path.normpath(os.path.join(d, os.pardir, "tools", "rcsim", "rcsim"))
+        if os.access(cand, os.X_OK):
+            return cand
+    return shutil.which("rcsim")
 
 
 def make(factory, **props):
@@ -150,15 +207,103 @@ def set_link_props(link, props, seed):
     link.set_property("seed", seed)
 
 
+class Tap:
+    """One flow's packets through one pair of linksim pads: entry and exit
+    running times and sizes on the wire, for the packet log. A packet is
+    known by its bytes (RTCP has no sequence number); linksim never
+    reorders a flow's packets, so one that has not come out when a later
+    one does was dropped or lost there."""
+
+    def __init__(self, runner, link, flow, kind, sink, src):
+        self.runner = runner
+        self.log_link = "fwd" if link is runner.links["forward"] else "rev"
+        self.flow = flow
+        self.kind = kind                     # media, cbr or ctrl
+        self.pad = int(sink.get_name()[len("sink_"):])
+        self.overhead = link.get_property("overhead")
+        self.lock = threading.Lock()         # the two pads' threads
+        self.pending = collections.deque()   # (bytes, entry ns, size)
+        self.records = []                    # (entry ns, log line fields)
+        self.gone = []                       # (entry ns, size): never came out
+        self.closed = False                  # the run is over: no entries
+        self.frozen = False                  # the log is written: no exits
+        sink.add_probe(Gst.PadProbeType.BUFFER, self.on_entry)
+        src.add_probe(Gst.PadProbeType.BUFFER, self.on_exit)
+
+    def on_entry(self, pad, info):
+        buf = info.get_buffer()
+        t = self.runner.now()
+        data = buf.extract_dup(0, buf.get_size())
+        with self.lock:
+            if self.closed:
+                return Gst.PadProbeReturn.DROP
+            self.pending.append((data, t, len(data) + self.overhead))
+        return Gst.PadProbeReturn.OK
+
+    def close(self):
+        with self.lock:
+            self.closed = True
+
+    def on_exit(self, pad, info):
+        buf = info.get_buffer()
+        # linksim stamps the arrival running time (its `timestamp`).
+        arrival = buf.pts if buf.pts != Gst.CLOCK_TIME_NONE else self.runner.now()
+        data = buf.extract_dup(0, buf.get_size())
+        with self.lock:
+            if self.frozen:
+                return Gst.PadProbeReturn.OK
+            for i, entry in enumerate(self.pending):
+                if entry[0] == data:
+                    break
+            else:
+                return Gst.PadProbeReturn.OK
+            for _ in range(i):
+                _, t, size = self.pending.popleft()
+                self.gone.append((t, size))
+            _, t, size = self.pending.popleft()
+            # The departure is not seen at the pads: '-' (arrival minus
+            # the propagation delay stands in).
+            self.records.append((t, f"{size} {t} recv - {max(arrival, t)}"))
+        return Gst.PadProbeReturn.OK
+
+    def finish(self, stats):
+        """Stops recording; with linksim's counters for this pad, the
+        packets still in the link (none once it has drained) are `pending`
+        and the others that never came out are drops. Returns (did not come
+        out, linksim's drops)."""
+        with self.lock:
+            self.closed = self.frozen = True
+        fs = stats.get((self.log_link, self.pad))
+        get = (lambda k: fs.get_value(k)) if fs else (lambda k: 0)
+        dq, dl = get("dropped-queue"), get("dropped-loss")
+        in_flight = max(get("packets-in") - get("packets-out") - dq - dl - get("flushed"), 0)
+        rest = [(t, size) for _, t, size in self.pending]
+        n_pending = min(in_flight, len(rest))
+        gone = self.gone + rest[:len(rest) - n_pending]
+        # linksim counts tail drops and losses after the queue, but the pads
+        # do not show which packet was which: exact when only one happened,
+        # otherwise all are written as tail drops.
+        fate = "lost -" if dq == 0 and dl > 0 else "drop"
+        self.records += [(t, f"{size} {t} {fate}") for t, size in gone]
+        self.records += [(t, f"{size} {t} pending") for t, size in rest[len(rest) - n_pending:]]
+        return len(gone), dq + dl
+
+    def lines(self):
+        return [(t, f"{self.log_link} {self.flow.index} {self.kind} {rest}")
+                for t, rest in self.records]
+
+
 class Runner:
     """Builds and runs one scenario on the wall clock."""
 
-    def __init__(self, scen, controller, seed):
+    def __init__(self, scen, controller, seed, urcp_names):
         self.scen = scen
-        self.controller = controller
+        self.controller = controller       # None: each flow's own
+        self.urcp_names = urcp_names
         self.seed = seed
         self.pipeline = Gst.Pipeline.new("rtsim")
         self.links = {}
+        self.taps = []
         self.errors = []
         fwd = make("linksim", name="fwd")
         set_link_props(fwd, scen.link, seed)
@@ -179,6 +324,9 @@ class Runner:
             self.links["reverse"] = back
         self.next_ssrc = 0x5000
 
+    def controller_of(self, flow):
+        return self.controller or flow.controller
+
     # Running time on the pipeline clock: the timebase linksim runs on.
     def now(self):
         clock = self.pipeline.get_clock()
@@ -197,45 +345,9 @@ class Runner:
         sink.set_property("delay", delay_ns)
         return sink, src
 
-    def measure(self, flow, link, sink, src):
-        """Entry and exit times of every packet at the bottleneck's pads.
-        Sizes include the link's per-packet overhead (docs/metrics.md);
-        exits are binned at arrival minus the propagation delay, which is
-        the departure time give or take the delay noise."""
-        overhead = link.get_property("overhead")
-        flow.index = int(sink.get_name()[len("sink_"):])
-
-        def on_entry(pad, info):
-            buf = info.get_buffer()
-            size = buf.get_size() + overhead
-            t = self.now()
-            ok, rtp = GstRtp.RTPBuffer.map(buf, Gst.MapFlags.READ)
-            if ok:
-                seq = rtp.get_seq()
-                rtp.unmap()
-                flow.entry[seq] = t
-            flow.sent_bytes += size
-            return Gst.PadProbeReturn.OK
-
-        def on_exit(pad, info):
-            buf = info.get_buffer()
-            size = buf.get_size() + overhead
-            t = self.now()
-            ok, rtp = GstRtp.RTPBuffer.map(buf, Gst.MapFlags.READ)
-            if ok:
-                seq = rtp.get_seq()
-                rtp.unmap()
-                t_in = flow.entry.pop(seq, None)
-                if t_in is not None:
-                    flow.qdelays.append(max(t - t_in - flow.delay_ns, 0) / Gst.MSECOND)
-            b = max(t - flow.delay_ns, 0) // BIN_NS
-            flow.recv_packets += 1
-            flow.recv_bytes += size
-            flow.bins_recv[b] = flow.bins_recv.get(b, 0) + size
-            return Gst.PadProbeReturn.OK
-
-        sink.add_probe(Gst.PadProbeType.BUFFER, on_entry)
-        src.add_probe(Gst.PadProbeType.BUFFER, on_exit)
+    def tap(self, flow, link, kind, sink, src):
+        tap = Tap(self, link, flow, kind, sink, src)
+        self.taps.append(tap)
 
     def data_link(self, flow):
         if flow.direction == "reverse" and self.scen.reverse:
@@ -272,8 +384,12 @@ class Runner:
         sink = make("fakesink", sync=False, **NO_ASYNC)
         elems = [src, vcaps, valve, enc, pay, ext, rtpbin_s, out, udp_in, rtpbin_r, sink]
         rc = None
-        if self.controller in ("urcp", "um"):
-            rc = make("urcpsender", controller=self.controller)
+        ctrl = self.controller_of(flow)
+        if ctrl in self.urcp_names:
+            rc = make("urcpsender")
+            Gst.util_set_object_arg(rc, "controller", ctrl)
+            for k, v in sender_props(flow, ctrl).items():
+                Gst.util_set_object_arg(rc, k, v)
             elems.append(rc)
         self.add(*elems)
         flow.rc, flow.enc, flow.valve = rc, enc, valve
@@ -282,7 +398,7 @@ class Runner:
         if rc is not None:
             ext.link(rc)
             rc.link_pads("src", rtpbin_s, "send_rtp_sink_0")
-        elif self.controller == "gcc":
+        elif ctrl == "gcc":
             self.attach_gcc(flow, rtpbin_s, enc)
             ext.link_pads("src", rtpbin_s, "send_rtp_sink_0")
         else:
@@ -307,7 +423,7 @@ class Runner:
         relay_out.set_property("port", relay_in.get_property("port"))
         data_src.link(relay_out.get_static_pad("sink"))
         relay_in.get_static_pad("src").link(rtpbin_r.request_pad_simple("recv_rtp_sink_0"))
-        self.measure(flow, link, data_sink, data_src)
+        self.tap(flow, link, "media", data_sink, data_src)
 
         def on_pad(rtpbin, pad):
             if pad.get_name().startswith("recv_rtp_src_"):
@@ -317,7 +433,9 @@ class Runner:
         # The receiver's RTCP (TWCC feedback, RRs) over the return path;
         # the sender's SRs go straight across (they carry no congestion
         # signal and rcsim does not model them either).
-        fb_sink, fb_src = self.link_pads(self.feedback_link(flow), flow, flow.delay_ns)
+        fb_link = self.feedback_link(flow)
+        fb_sink, fb_src = self.link_pads(fb_link, flow, flow.return_delay_ns)
+        self.tap(flow, fb_link, "ctrl", fb_sink, fb_src)
         rtpbin_r.request_pad_simple("send_rtcp_src_0").link(fb_sink)
         fb_src.link(rtpbin_s.request_pad_simple("recv_rtcp_sink_0"))
         # Over UDP too: a direct link would close a loop in the element graph.
@@ -357,7 +475,7 @@ class Runner:
         data_sink, data_src = self.link_pads(link, flow, flow.delay_ns)
         udp_in.get_static_pad("src").link(data_sink)
         data_src.link(sink.get_static_pad("sink"))
-        self.measure(flow, link, data_sink, data_src)
+        self.tap(flow, link, "cbr", data_sink, data_src)
         for e in elems:
             e.sync_state_with_parent()
         flow.sender = src
@@ -405,219 +523,171 @@ class Runner:
         # Events as wall-clock offsets from now; the pipeline clock is the
         # system clock, so they agree with linksim's running time.
         events = []
-        for i, f in enumerate(self.scen.flows):
+        for f in self.scen.run:
             start = self.start_media if f.kind == "media" else self.start_cbr
-            events.append((f.start_s, lambda f=f, i=i, s=start: s(f, i)))
+            events.append((f.start_s, lambda f=f, s=start: s(f, f.index)))
             stop = f.stop_s if f.stop_s is not None else duration_s
             if stop < duration_s:
                 events.append((stop, lambda f=f: self.stop_flow(f)))
             for a, b in f.pauses:
                 events.append((a, lambda f=f: f.valve and f.valve.set_property("drop", True)))
                 events.append((b, lambda f=f: f.valve and f.valve.set_property("drop", False)))
-        events.append((duration_s, loop.quit))
+        events.append((duration_s, lambda: self.drain(loop)))
         for at, fn in sorted(events, key=lambda e: e[0]):
             def fire(fn=fn):
                 fn()
                 return False
             GLib.timeout_add(max(int((at - (time.monotonic() - t0)) * 1000), 0), fire)
         loop.run()
-        self.stats = {name: l.get_property("stats") for name, l in self.links.items()}
+        self.check = self.finish_taps()
         self.pipeline.set_state(Gst.State.NULL)
         if self.errors:
             die("; ".join(self.errors))
 
+    def drain(self, loop):
+        """The end of the run: nothing enters the links any more, and what
+        is in them may still come out for DRAIN_S, as in rcsim (its fate
+        counts), before the loop stops."""
+        for tap in self.taps:
+            tap.close()
+        deadline = time.monotonic() + DRAIN_S
 
-def capacity_fn(link_props):
-    """bit/s at time t (s), as linksim's model has it (trace: mean rate)."""
-    base = float(link_props.get("capacity", 1000000))
-    if "trace-file" in link_props:
-        with open(link_props["trace-file"]) as fh:
-            ms = [int(x) for x in fh.read().split()]
-        mean = len(ms) * 1500 * 8 / (ms[-1] / 1000.0)
-        return lambda t: mean
-    steps = []
-    for item in filter(None, link_props.get("schedule", "").split(",")):
-        a, b = item.split(":")
-        steps.append((float(a), float(b)))
+        def poll():
+            if self.drained() or time.monotonic() > deadline:
+                loop.quit()
+                return False
+            return True
+        GLib.timeout_add(20, poll)
 
-    def cap(t):
-        c = base
-        for at, bps in steps:
-            if t >= at:
-                c = bps
-        return c
-    return cap
+    def drained(self):
+        for link in self.links.values():
+            arr = link.get_property("stats").get_value("flows")
+            for i in range(len(arr)):
+                n = [arr[i].get_value(k) for k in ("packets-in", "packets-out", "dropped-queue",
+                                                   "dropped-loss", "flushed")]
+                if n[0] > sum(n[1:]):
+                    return False
+        return True
 
+    def finish_taps(self):
+        """Settles every packet that did not come out of linksim; returns the
+        per-flow count check against linksim's stats."""
+        stats = {}
+        for name, link in self.links.items():
+            arr = link.get_property("stats").get_value("flows")
+            log_link = "fwd" if name == "forward" else "rev"
+            for i in range(len(arr)):
+                stats[(log_link, arr[i].get_value("id"))] = arr[i]
+        check = []
+        for tap in self.taps:
+            gone, drops = tap.finish(stats)
+            check.append({"link": tap.log_link, "flow": tap.flow.index, "kind": tap.kind,
+                          "not_out": gone, "linksim_drops": drops})
+            if gone != drops:
+                print(f"rtsim: {tap.log_link} {tap.flow.name} ({tap.kind}): {gone} packets did "
+                      f"not come out of linksim, whose stats count {drops} drops",
+                      file=sys.stderr)
+        return check
 
-def percentiles(samples):
-    if not samples:
-        return {"mean": None, "p50": None, "p95": None, "max": None}
-    s = sorted(samples)
-
-    def rank(p):  # nearest rank, as docs/metrics.md
-        return s[max(math.ceil(p / 100.0 * len(s)) - 1, 0)]
-    return {"mean": round(sum(s) / len(s), 1), "p50": round(rank(50), 1),
-            "p95": round(rank(95), 1), "max": round(s[-1], 1)}
-
-
-def fair_shares(cap_bps, demands):
-    """Max-min (water-filling) shares of cap among {flow: demand}."""
-    shares, left, todo = {}, cap_bps, dict(demands)
-    while todo:
-        equal = left / len(todo)
-        small = {f: d for f, d in todo.items() if d < equal}
-        if not small:
-            for f in todo:
-                shares[f] = equal
-            break
-        for f, d in small.items():
-            shares[f] = d
-            left -= d
-            del todo[f]
-    return shares
+    def write_log(self, path):
+        """The packet log (docs/metrics.md, "Packet log"), by entry time."""
+        lines = sorted(line for tap in self.taps for line in tap.lines())
+        with open(path, "w") as fh:
+            fh.write(f"rcsim-log 1\n# rtsim {self.scen.path}, seed {self.seed}\n")
+            for f in self.scen.skipped:
+                fh.write(f"skip {f.index}\n")
+            for _, line in lines:
+                fh.write(line + "\n")
 
 
-def metrics(runner, scen, duration_s, max_bitrate):
-    flows = scen.flows
-    nbins = int(duration_s * SECOND // BIN_NS)
-    bin_s = BIN_NS / SECOND
-    cap = capacity_fn(scen.link)
-
-    def active(f, b):
-        t = b * bin_s
-        stop = f.stop_s if f.stop_s is not None else duration_s
-        if not (f.start_s <= t < stop):
-            return False
-        return not any(a <= t < z for a, z in f.pauses)
-
-    fwd = [f for f in flows if not (f.direction == "reverse" and scen.reverse)]
-    # Per-bin fair share on the forward link.
-    share = {f: [0.0] * nbins for f in fwd}
-    for b in range(nbins):
-        dem = {f: (f.rate_bps if f.kind == "cbr" else max_bitrate)
-               for f in fwd if active(f, b)}
-        c = sum(cap((b + k / 10.0) * bin_s) for k in range(10)) / 10.0
-        for f, s in fair_shares(c, dem).items():
-            share[f][b] = s
-
-    out_flows = []
-    fstats = {}
-    for name, st in runner.stats.items():
-        arr = st.get_value("flows")
-        for i in range(len(arr)):
-            fs = arr[i]
-            fstats[(name, fs.get_value("id"))] = fs
-    for i, f in enumerate(flows):
-        stop = min(f.stop_s if f.stop_s is not None else duration_s, duration_s)
-        act = max(stop - f.start_s, 1e-9)
-        link = "reverse" if (f.direction == "reverse" and scen.reverse) else "forward"
-        fs = fstats.get((link, f.index))
-        dq = fs.get_value("dropped-queue") if fs else 0
-        dl = fs.get_value("dropped-loss") if fs else 0
-        delivered = fs.get_value("packets-out") if fs else f.recv_packets
-        known = delivered + dq + dl
-        loss = (dq + dl) / known if known else 0.0
-        conv = None
-        if f.kind == "media" and f in share:
-            first = int(f.start_s / bin_s)
-            run = 0
-            for b in range(first, nbins):
-                if not active(f, b):
-                    continue
-                lo = max(first, b - 4)
-                avg = sum(f.bins_recv.get(k, 0) for k in range(lo, b + 1)) * 8 / \
-                    ((b + 1 - lo) * bin_s)
-                if share[f][b] > 0 and avg >= 0.8 * share[f][b]:
-                    run += 1
-                    if run == 25:
-                        start_bin = b - 24
-                        conv = round((start_bin + 1) * bin_s - f.start_s, 3)
-                        break
-                else:
-                    run = 0
-        out_flows.append({
-            "id": i, "name": f.name, "kind": f.kind,
-            "controller": runner.controller if f.kind == "media" else "none",
-            "direction": f.direction,
-            "start_s": round(f.start_s, 3), "stop_s": round(stop, 3),
-            "goodput_kbps": round(f.recv_bytes * 8 / act / 1000, 1),
-            "send_kbps": round(f.sent_bytes * 8 / act / 1000, 1),
-            "fec_kbps": 0.0,
-            "qdelay_ms": percentiles(f.qdelays),
-            "loss_pre": round(loss, 6), "loss_post": round(loss, 6),
-            "convergence_s": conv,
-        })
-
-    starts = [f.start_s for f in fwd]
-    stops = [min(f.stop_s if f.stop_s is not None else duration_s, duration_s) for f in fwd]
-    t0, t1 = (min(starts), max(stops)) if fwd else (0, duration_s)
-    b0, b1 = int(t0 / bin_s), int(t1 / bin_s)
-    sent = sum(f.bins_recv.get(b, 0) for f in fwd for b in range(b0, b1)) * 8
-    capint = sum(cap((b + 0.5) * bin_s) * bin_s for b in range(b0, b1))
-    allq = [q for f in fwd for q in f.qdelays]
-
-    media = [f for f in fwd if f.kind == "media"]
-    jain = mm = None
-    if len(media) >= 2:
-        both = [b for b in range(nbins) if all(active(f, b) for f in media)]
-        if both:
-            x = [sum(f.bins_recv.get(b, 0) for b in both) for f in media]
-            if sum(xx * xx for xx in x) > 0:
-                jain = round(sum(x) ** 2 / (len(x) * sum(xx * xx for xx in x)), 4)
-                mm = round(min(x) / max(x), 4) if max(x) > 0 else None
-    return {
-        "scenario": scen.name, "seed": runner.seed, "duration_s": round(duration_s, 3),
-        "link": {"utilization": round(sent / capint, 4) if capint else None,
-                 "qdelay_ms": percentiles(allq)},
-        "fairness": {"jain": jain, "min_max_ratio": mm},
-        "flows": out_flows,
-        "realtime": {"mode": "rtsim", "skipped_flows": [f.name for f in scen.skipped]},
-    }
+def rcsim_metrics(rcsim, scen, log, duration, args):
+    """rcsim's metrics of the log: its JSON object, or its table."""
+    cmd = [rcsim, scen.path, "--from-log", log, "--duration", repr(duration),
+           "--seed", str(args.seed)]
+    if args.controller:
+        cmd += ["--controller", args.controller]
+    if args.csv:
+        cmd += ["--csv", args.csv]
+    if args.json:
+        cmd.append("--json")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        die(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+    return json.loads(p.stdout) if args.json else p.stdout
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("scenario")
-    ap.add_argument("--controller", default=None, help="urcp (default), um, gcc")
+    ap.add_argument("--controller", default=None,
+                    help="every media flow's controller: urcpsender's (urcp, um, ...), gcc "
+                         "or none (default: each flow's `controller`)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--duration", type=float, default=None)
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--max-bitrate", type=int, default=20000000,
-                    help="media demand for the fair share (urcpsender's default max)")
+    ap.add_argument("--csv", default=None, metavar="DIR",
+                    help="rcsim's 200 ms time series of the run (docs/metrics.md)")
+    ap.add_argument("--rcsim", default=None, metavar="PATH",
+                    help="the rcsim that computes the metrics (default: the build's "
+                         "tools/rcsim/rcsim next to the plugin on GST_PLUGIN_PATH, else PATH's)")
+    ap.add_argument("--log", default=None, metavar="FILE",
+                    help="keep the packet log here (default: a temporary file)")
     args = ap.parse_args()
 
     Gst.init(None)
-    scen = Scenario(args.scenario)
-    controller = args.controller or (scen.flows[0].controller if scen.flows else "urcp")
-    if controller == "gcc" and Gst.ElementFactory.find("rtpgccbwe") is None:
-        print("rtsim: rtpgccbwe (gst-plugins-rs) is not installed: skipped", file=sys.stderr)
-        sys.exit(77)
-    if controller not in ("urcp", "um", "gcc", "none"):
-        die(f"unknown controller '{controller}' (urcp, um, gcc, none)")
     if Gst.ElementFactory.find("linksim") is None:
         die("linksim not found: set GST_PLUGIN_PATH to the build's gst/ directory")
+    rcsim = find_rcsim(args.rcsim)
+    if not rcsim or not os.access(rcsim, os.X_OK):
+        die(f"rcsim not found{': ' + rcsim if rcsim else ''}: pass --rcsim PATH "
+            "(the build's tools/rcsim/rcsim)")
+    scen = Scenario(args.scenario)
+    urcp_names = urcp_controllers()
+    known = urcp_names + ["gcc", "none"]
+    used = {args.controller} if args.controller else \
+        {f.controller for f in scen.run if f.kind == "media"}
+    for c in sorted(used):
+        if c not in known:
+            die(f"unknown controller '{c}' ({', '.join(known)})")
+    for f in scen.run:
+        ctrl = args.controller or f.controller
+        if f.kind == "media" and ctrl in urcp_names:
+            probe = make("urcpsender")
+            for k in sender_props(f, ctrl):
+                if probe.find_property(k) is None:
+                    die(f"[flow:{f.name}] {k}: urcpsender has no such property")
+    if "gcc" in used and Gst.ElementFactory.find("rtpgccbwe") is None:
+        print("rtsim: rtpgccbwe (gst-plugins-rs) is not installed: skipped", file=sys.stderr)
+        sys.exit(77)
     duration = args.duration or scen.duration_s
     if scen.skipped:
         print("rtsim: not run in real time (TCP needs a kernel path): " +
               ", ".join(f.name for f in scen.skipped), file=sys.stderr)
 
-    r = Runner(scen, controller, args.seed)
+    r = Runner(scen, args.controller, args.seed, urcp_names)
     wall0 = time.monotonic()
     r.run(duration)
-    res = metrics(r, scen, duration, args.max_bitrate)
-    res["realtime"]["wall_s"] = round(time.monotonic() - wall0, 1)
+    wall = round(time.monotonic() - wall0, 1)
+    log = args.log
+    if not log:
+        fd, log = tempfile.mkstemp(prefix="rtsim-", suffix=".log")
+        os.close(fd)
+    try:
+        r.write_log(log)
+        res = rcsim_metrics(rcsim, scen, log, duration, args)
+    finally:
+        if not args.log:
+            os.unlink(log)
+    realtime = {"mode": "rtsim", "skipped_flows": [f.name for f in scen.skipped],
+                "wall_s": wall, "linksim_check": r.check}
     if args.json:
+        res["realtime"] = realtime
         print(json.dumps(res))
     else:
-        print(f"{res['scenario']} ({controller}, real time {duration:.0f} s): "
-              f"utilization {res['link']['utilization']}, "
-              f"qdelay mean {res['link']['qdelay_ms']['mean']} ms p95 "
-              f"{res['link']['qdelay_ms']['p95']} ms, Jain {res['fairness']['jain']}")
-        for f in res["flows"]:
-            print(f"  {f['id']} {f['name']:12s} {f['kind']:5s} goodput {f['goodput_kbps']:8.1f} "
-                  f"kbit/s  qdelay mean {f['qdelay_ms']['mean']} ms  loss {f['loss_pre']:.4f}  "
-                  f"convergence {f['convergence_s']}")
+        print(res, end="")
+        print(f"real time: {wall} s wall" + (", not run: " + ", ".join(realtime["skipped_flows"])
+                                              if scen.skipped else ""))
 
 
 if __name__ == "__main__":

@@ -632,7 +632,7 @@ GST_START_TEST (test_registered_controller_in_rcsim)
   fail_unless (trivial_of (sim_flow_sender (sim, 0))->packets > 0);
   fail_unless (trivial_of (sim_flow_sender (sim, 0))->ticks >= 190);
   sim_run (sim);
-  sim_write_json (sim, json);
+  sim_metrics_write_json (sim_get_metrics (sim), json);
   fail_unless (strstr (json->str, "\"controller\": \"trivial\""));
   g_string_free (json, TRUE);
   sim_free (sim);

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Runs tools/rtsim/rtsim.py (real pipelines: vp8enc, urcpsender, rtpbin with
-TWCC, UDP, linksim) on a short scenario, and rcsim on the same file, and
+TWCC, UDP, linksim; its metrics computed by `RCSIM --from-log` from the
+packets it logged) on a short scenario, and rcsim on the same file, and
 checks that the real-time run prints the same JSON schema and plausible,
 physically consistent numbers.
 
@@ -30,7 +31,8 @@ def keys(obj, prefix=""):
     return out
 
 
-rt = subprocess.run([sys.executable, rtsim, scenario, "--json"], capture_output=True, text=True)
+rt = subprocess.run([sys.executable, rtsim, scenario, "--json", "--rcsim", rcsim],
+                    capture_output=True, text=True)
 if rt.returncode != 0:
     fail(f"rtsim exited {rt.returncode}: {rt.stderr[-2000:]}")
 real = json.loads(rt.stdout)
@@ -69,4 +71,9 @@ if video["qdelay_ms"]["mean"] > 150:
     fail(f"media mean queueing delay {video['qdelay_ms']['mean']} ms")
 if real["realtime"]["skipped_flows"]:
     fail("flows skipped")
+# Every packet that did not come out of linksim is one its stats count as
+# dropped (the log's drops are the link's).
+for c in real["realtime"]["linksim_check"]:
+    if c["not_out"] != c["linksim_drops"]:
+        fail(f"packet log against linksim's stats: {c}")
 print("OK")

@@ -22,6 +22,10 @@ separately:
   urcp-clean-utilization   URCP alone on a clean 1 Mbit/s, 50 ms link:
                    >= 90 % utilization (the foundation issue's acceptance)
   urcp-wimax-utilization   the same on the WiMAX-like noisy profile, mean of 10 seeds
+  from-log         --from-log on a hand-made packet log (a drop, a link loss,
+                   a skipped flow): utilization, goodput, send rate,
+                   queueing delay mean/p95 and loss_pre as computed here by
+                   hand; a malformed log exits 1 naming its line
 
 Only the Python standard library is needed.
 """
@@ -301,6 +305,88 @@ def test_urcp_wimax_utilization(c):
     check(min(utils) >= 0.80, f"noisy-wimax: a seed at {min(utils):.1%} < 80 %")
 
 
+def test_from_log(c):
+    ms = 1000000  # ns
+    tmp = tempfile.mkdtemp(prefix="rcsim-log-")
+    try:
+        scen = os.path.join(tmp, "log.ini")
+        open(scen, "w").write(
+            "[scenario]\nname=log\nduration=2\n"
+            "[link]\ncapacity=1000000\nqueue-limit-ms=300\noverhead=28\n"
+            "[flow:video]\nkind=media\ndelay-ms=20\nreturn-delay-ms=20\n"
+            "[flow:cbr]\nkind=cbr\nrate=100000\ndelay-ms=20\n")
+        # Flow 0's media packets, 1000 bytes on the wire (8 ms each at
+        # 1 Mbit/s): (entry, fate, departure, arrival) in ms; arrival =
+        # departure + 20 ms of propagation delay.
+        media = [(0, "recv", 8, 28),
+                 (2, "recv", 16, 36),
+                 (4, "drop", None, None),
+                 (6, "lost", 24, None),
+                 (10, "recv", 32, 52),
+                 (100, "recv", 108, 128)]
+        lines = ["rcsim-log 1", "# flow 1 (cbr) did not run", "skip 1"]
+        for entry, fate, dep, arr in media:
+            line = f"fwd 0 media 1000 {entry * ms} {fate}"
+            if dep is not None:
+                line += f" {dep * ms}"
+            if arr is not None:
+                line += f" {arr * ms}"
+            lines.append(line)
+        # Feedback on the return link: not data, not on the forward link;
+        # departure unknown (arrival - return delay stands in).
+        lines.append(f"rev 0 ctrl 80 {30 * ms} recv - {60 * ms}")
+        log = os.path.join(tmp, "run.log")
+        open(log, "w").write("\n".join(lines) + "\n")
+        j, _ = c.json(scen, "--from-log", log, "--controller", "gcc")
+
+        # By hand (docs/metrics.md). Queueing delay = arrival - entry -
+        # 20 ms: 8, 14, 22, 8 ms.
+        qd = sorted(arr - entry - 20 for entry, fate, _, arr in media if fate == "recv")
+        check(qd == [8, 8, 14, 22], f"test table: {qd}")
+        mean = sum(qd) / len(qd)                                  # 13 ms
+        p95 = qd[-1]                                              # rank ceil(0.95 * 4) = 4
+        delivered = len(qd)
+        # Utilization: bytes that left the forward link during [0, 2 s)
+        # (the lost packet's do not count) over 1 Mbit/s * 2 s.
+        util = delivered * 1000 * 8 / (1e6 * 2)                   # 0.016
+        goodput = delivered * 1000 * 8 / 2 / 1000                 # 16 kbit/s
+        send = len(media) * 1000 * 8 / 2 / 1000                   # 24 kbit/s
+        loss = 2 / (delivered + 2)                                # drop + loss
+
+        check([f["id"] for f in j["flows"]] == [0], f"skipped flow printed: {j['flows']}")
+        f = j["flows"][0]
+        check(f["controller"] == "gcc", f"--controller label: {f['controller']}")
+        check(abs(j["link"]["utilization"] - util) < 1e-4,
+              f"utilization {j['link']['utilization']}, want {util}")
+        check(abs(f["goodput_kbps"] - goodput) < 1e-3, f"goodput {f['goodput_kbps']}, want {goodput}")
+        check(abs(f["send_kbps"] - send) < 1e-3, f"send {f['send_kbps']}, want {send}")
+        check(abs(f["qdelay_ms"]["mean"] - mean) < 1e-3, f"qdelay mean {f['qdelay_ms']}, want {mean}")
+        check(abs(f["qdelay_ms"]["p95"] - p95) < 1e-3, f"qdelay p95 {f['qdelay_ms']}, want {p95}")
+        check(j["link"]["qdelay_ms"] == f["qdelay_ms"], "the link's forward packets are the flow's")
+        check(abs(f["loss_pre"] - loss) < 1e-6, f"loss_pre {f['loss_pre']}, want {loss}")
+        check(j["fairness"]["jain"] is None, "fairness with one media flow")
+        # The CSV from the same log: one row per 200 ms.
+        d = os.path.join(tmp, "csv")
+        c.run(scen, "--from-log", log, "--csv", d)
+        check(sorted(os.listdir(d)) == ["capacity.csv", "flow-0.csv", "flows.csv"],
+              f"CSV files {sorted(os.listdir(d))}")
+        check(len(open(os.path.join(d, "flow-0.csv")).readlines()) == 11, "flow-0.csv rows")
+
+        # Malformed logs: exit 1, the line named.
+        for text, where in [
+            ("rcsim-log 1\nfwd 0 media 1000 0 recv 8000000\n", ":2:"),
+            ("rcsim-log 1\n\nfwd 0 media 1000 0 drop\nfwd 7 media 1000 0 drop\n", ":4:"),
+            ("rcsim-log 1\nfwd 0 media 1000 9000000 recv 8000000 28000000\n", ":2:"),
+            ("rcsim-log 1\nrev 0 media 1000 0 drop\n", ":2:"),
+            ("fwd 0 media 1000 0 drop\n", ":1:"),
+        ]:
+            open(log, "w").write(text)
+            p = c.run(scen, "--from-log", log, expect=1)
+            check(log + where in p.stderr, f"bad log: message {p.stderr.strip()!r}, want {where}")
+    finally:
+        shutil.rmtree(tmp)
+
+
 TESTS = {
     "determinism": test_determinism,
     "json-schema": test_json_schema,
@@ -310,6 +396,7 @@ TESTS = {
     "tcp-fills-link": test_tcp_fills_link,
     "urcp-clean-utilization": test_urcp_clean_utilization,
     "urcp-wimax-utilization": test_urcp_wimax_utilization,
+    "from-log": test_from_log,
 }
 
 

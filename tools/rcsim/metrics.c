@@ -1,0 +1,1058 @@
+/* rcsim metrics (docs/metrics.md): the one implementation, fed by a
+ * simulation (sim.c) or by a packet log (pktlog.c). See metrics.h.
+ *
+ * Everything is accumulated as packets come in, per flow and per link, in
+ * 200 ms bins (throughput-like counts by departure from the bottleneck,
+ * sends and queue drops by entry) and as one sample of queueing delay per
+ * delivered packet; fair shares, convergence, fairness and the
+ * distributions are computed from those at output time. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <glib/gstdio.h>
+#include "metrics.h"
+
+/* Convergence (docs/metrics.md): 80 % of the fair share, held 5 s, on a
+ * 1 s trailing mean of the goodput. */
+#define CONV_FRACTION 0.8
+#define CONV_HOLD_BINS 25
+#define CONV_SMOOTH_BINS 5
+/* Capacity integration step for utilization and fair shares. */
+#define CAP_STEP GST_MSECOND
+
+/* One SIM_BIN of one flow. */
+typedef struct
+{
+  guint64 sent_bytes, fec_bytes, goodput_bytes;
+  guint32 sent_pkts, lost_pkts, delivered_pkts;
+  gdouble qd_sum_ms;
+  gfloat qd_max_ms;
+  gboolean active;              /* demanding capacity at the bin's start */
+  /* sampled at the bin's start (simulated) */
+  gdouble target_bps, encoder_bps, pacing_bps;  /* media */
+  gdouble cwnd, srtt_ms;        /* tcp */
+  gchar *stats;                 /* media: controller stats, CSV fragment */
+} Bin;
+
+typedef struct
+{
+  const SimFlowConfig *cfg;
+  guint id;
+  GstClockTime start, stop;     /* stop clipped to the run */
+  gboolean skipped;
+  gboolean has_packets;
+  /* totals */
+  guint64 sent_pkts, sent_bytes, fec_bytes;
+  guint64 delivered_pkts, goodput_bytes;
+  guint64 lost_queue, lost_link;
+  GArray *qdelay_ms;            /* gfloat, one per delivered data packet */
+  Bin *bins;
+  GPtrArray *stat_names;        /* media: stats fields, first sample */
+} Flow;
+
+typedef struct
+{
+  guint64 *bytes;               /* per bin, by departure */
+  gdouble *qd_sum_ms;
+  guint32 *qd_n;
+  gdouble *cap_bps;             /* mean capacity per bin */
+  gdouble *queue_ms;            /* queue delay at the bin's start */
+  GstClockTime *last_departed;  /* logged: latest departure of the packets
+                                 * that entered in the bin and were queued */
+  GArray *qdelay_ms;            /* gfloat, every delivered packet */
+  guint64 window_bytes;         /* departed inside [util_from, util_to) */
+} LinkAcc;
+
+struct _SimMetrics
+{
+  const SimScenario *scen;
+  guint32 seed;
+  SimMetricsSource source;
+  GstClockTime end;
+  guint n_bins;
+  RcLink *links[2];             /* for their capacity only */
+  LinkAcc acc[2];
+  Flow *flows;
+  guint n_flows;
+  gchar *controller;            /* label of every media flow, or NULL */
+  GstClockTime util_from, util_to;
+  gdouble util_cap_bits;
+  gboolean finished;
+};
+
+/* Bins are allocated n_bins + 1: the last collects what happens after the
+ * run (packets draining from the queue) and is never reported. */
+static guint
+bin_of (SimMetrics * m, GstClockTime t)
+{
+  guint64 b = t / SIM_BIN;
+  return (guint) MIN (b, (guint64) m->n_bins);
+}
+
+static gboolean
+is_data (SimMetricsKind k)
+{
+  return k != SIM_METRICS_CONTROL;
+}
+
+/* Utilization window: the active time of the forward flows that ran. */
+static void
+update_window (SimMetrics * m)
+{
+  guint i;
+
+  m->util_from = GST_CLOCK_TIME_NONE;
+  m->util_to = 0;
+  for (i = 0; i < m->n_flows; i++) {
+    Flow *f = &m->flows[i];
+    if (!f->cfg->reverse && !f->skipped && f->start < f->stop) {
+      m->util_from = MIN (m->util_from, f->start);
+      m->util_to = MAX (m->util_to, f->stop);
+    }
+  }
+  if (!GST_CLOCK_TIME_IS_VALID (m->util_from))
+    m->util_from = m->util_to = 0;
+}
+
+SimMetrics *
+sim_metrics_new (const SimScenario * scen, guint32 seed,
+    SimMetricsSource source)
+{
+  SimMetrics *m = g_new0 (SimMetrics, 1);
+  guint i, l;
+
+  m->scen = scen;
+  m->seed = seed;
+  m->source = source;
+  m->end = scen->duration;
+  m->n_bins = (guint) MAX ((scen->duration + SIM_BIN - 1) / SIM_BIN, 1);
+  for (l = 0; l < 2; l++) {
+    LinkAcc *acc = &m->acc[l];
+    m->links[l] = rc_link_new (l == 0 ? &scen->link : &scen->reverse);
+    acc->bytes = g_new0 (guint64, m->n_bins + 1);
+    acc->qd_sum_ms = g_new0 (gdouble, m->n_bins + 1);
+    acc->qd_n = g_new0 (guint32, m->n_bins + 1);
+    acc->cap_bps = g_new0 (gdouble, m->n_bins + 1);
+    acc->queue_ms = g_new0 (gdouble, m->n_bins + 1);
+    acc->last_departed = g_new0 (GstClockTime, m->n_bins + 1);
+    acc->qdelay_ms = g_array_new (FALSE, FALSE, sizeof (gfloat));
+  }
+  m->n_flows = scen->flows->len;
+  m->flows = g_new0 (Flow, m->n_flows);
+  for (i = 0; i < m->n_flows; i++) {
+    Flow *f = &m->flows[i];
+    const SimFlowConfig *c = g_ptr_array_index (scen->flows, i);
+
+    f->cfg = c;
+    f->id = i;
+    f->start = c->start;
+    /* A flow starting after a shortened run is simply never active. */
+    f->stop = MAX (c->start, MIN (c->stop, scen->duration));
+    f->qdelay_ms = g_array_new (FALSE, FALSE, sizeof (gfloat));
+    f->bins = g_new0 (Bin, m->n_bins + 1);
+    f->stat_names = g_ptr_array_new_with_free_func (g_free);
+  }
+  update_window (m);
+  return m;
+}
+
+void
+sim_metrics_free (SimMetrics * m)
+{
+  guint i, b, l;
+
+  if (!m)
+    return;
+  for (l = 0; l < 2; l++) {
+    LinkAcc *acc = &m->acc[l];
+    rc_link_free (m->links[l]);
+    g_free (acc->bytes);
+    g_free (acc->qd_sum_ms);
+    g_free (acc->qd_n);
+    g_free (acc->cap_bps);
+    g_free (acc->queue_ms);
+    g_free (acc->last_departed);
+    g_array_unref (acc->qdelay_ms);
+  }
+  for (i = 0; i < m->n_flows; i++) {
+    Flow *f = &m->flows[i];
+    for (b = 0; b <= m->n_bins; b++)
+      g_free (f->bins[b].stats);
+    g_free (f->bins);
+    g_array_unref (f->qdelay_ms);
+    g_ptr_array_unref (f->stat_names);
+  }
+  g_free (m->flows);
+  g_free (m->controller);
+  g_free (m);
+}
+
+void
+sim_metrics_set_controller (SimMetrics * m, const gchar * name)
+{
+  g_free (m->controller);
+  m->controller = g_strdup (name);
+}
+
+void
+sim_metrics_skip_flow (SimMetrics * m, guint flow)
+{
+  g_return_if_fail (flow < m->n_flows && !m->flows[flow].has_packets);
+  m->flows[flow].skipped = TRUE;
+  update_window (m);
+}
+
+SimLinkId
+sim_metrics_data_link (SimMetrics * m, guint flow)
+{
+  g_return_val_if_fail (flow < m->n_flows, SIM_LINK_FORWARD);
+  return m->flows[flow].cfg->reverse ? SIM_LINK_REVERSE : SIM_LINK_FORWARD;
+}
+
+GstClockTime
+sim_metrics_prop_delay (SimMetrics * m, guint flow, SimLinkId link)
+{
+  g_return_val_if_fail (flow < m->n_flows, 0);
+  return link == sim_metrics_data_link (m, flow) ? m->flows[flow].cfg->delay :
+      m->flows[flow].cfg->return_delay;
+}
+
+/* ------------------------------------------------------------- packets */
+
+void
+sim_metrics_enter (SimMetrics * m, const SimMetricsPacket * p)
+{
+  Flow *f = &m->flows[p->flow];
+  Bin *b = &f->bins[bin_of (m, p->entry)];
+
+  f->has_packets = TRUE;
+  if (!is_data (p->kind))
+    return;
+  f->sent_pkts++;
+  f->sent_bytes += p->size;
+  b->sent_pkts++;
+  b->sent_bytes += p->size;
+  if (p->kind == SIM_METRICS_FEC) {
+    f->fec_bytes += p->size;
+    b->fec_bytes += p->size;
+  }
+}
+
+static void
+leave_delivered (SimMetrics * m, const SimMetricsPacket * p)
+{
+  Flow *f = &m->flows[p->flow];
+  LinkAcc *acc = &m->acc[p->link];
+  GstClockTime prop = sim_metrics_prop_delay (m, p->flow, p->link);
+  GstClockTime owd = p->arrival - p->entry;
+  guint db = bin_of (m, p->departed);
+  Bin *b = &f->bins[db];
+  gdouble qd = (gdouble) (owd - MIN (prop, owd)) / GST_MSECOND;
+  gfloat qdf = (gfloat) qd;
+
+  acc->bytes[db] += p->size;
+  acc->qd_sum_ms[db] += qd;
+  acc->qd_n[db]++;
+  g_array_append_val (acc->qdelay_ms, qdf);
+  if (p->departed >= m->util_from && p->departed < m->util_to &&
+      p->link == SIM_LINK_FORWARD)
+    acc->window_bytes += p->size;
+  if (is_data (p->kind)) {
+    f->delivered_pkts++;
+    b->delivered_pkts++;
+    b->qd_sum_ms += qd;
+    b->qd_max_ms = MAX (b->qd_max_ms, qdf);
+    g_array_append_val (f->qdelay_ms, qdf);
+  }
+  if (p->goodput && is_data (p->kind) && p->kind != SIM_METRICS_FEC) {
+    b->goodput_bytes += p->size;
+    if (p->departed >= f->start && p->departed <= f->stop)
+      f->goodput_bytes += p->size;
+  }
+}
+
+void
+sim_metrics_leave (SimMetrics * m, const SimMetricsPacket * p)
+{
+  Flow *f = &m->flows[p->flow];
+  gboolean data = is_data (p->kind);
+
+  if (p->fate != SIM_FATE_DROPPED) {
+    guint eb = bin_of (m, p->entry);
+    LinkAcc *acc = &m->acc[p->link];
+    acc->last_departed[eb] = MAX (acc->last_departed[eb], p->departed);
+  }
+  switch (p->fate) {
+    case SIM_FATE_DROPPED:
+      if (data) {
+        f->lost_queue++;
+        f->bins[bin_of (m, p->entry)].lost_pkts++;
+      }
+      break;
+    case SIM_FATE_LOST:
+      if (data) {
+        f->lost_link++;
+        f->bins[bin_of (m, p->departed)].lost_pkts++;
+      }
+      break;
+    case SIM_FATE_DELIVERED:
+      leave_delivered (m, p);
+      break;
+  }
+}
+
+/* ------------------------------------------------------------ samples */
+
+static void
+append_value (GString * s, const GValue * v)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  switch (G_VALUE_TYPE (v)) {
+    case G_TYPE_DOUBLE:
+      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.6g",
+              g_value_get_double (v)));
+      break;
+    case G_TYPE_FLOAT:
+      g_string_append (s, g_ascii_formatd (buf, sizeof buf, "%.6g",
+              g_value_get_float (v)));
+      break;
+    case G_TYPE_UINT64:
+      g_string_append_printf (s, "%" G_GUINT64_FORMAT, g_value_get_uint64 (v));
+      break;
+    case G_TYPE_INT64:
+      g_string_append_printf (s, "%" G_GINT64_FORMAT, g_value_get_int64 (v));
+      break;
+    case G_TYPE_UINT:
+      g_string_append_printf (s, "%u", g_value_get_uint (v));
+      break;
+    case G_TYPE_INT:
+      g_string_append_printf (s, "%d", g_value_get_int (v));
+      break;
+    case G_TYPE_BOOLEAN:
+      g_string_append (s, g_value_get_boolean (v) ? "1" : "0");
+      break;
+    default:{
+      gchar *str = G_VALUE_HOLDS_STRING (v) ? g_value_dup_string (v) :
+          gst_value_serialize (v);
+      const gchar *c;
+      g_string_append_c (s, '"');
+      for (c = str ? str : ""; *c; c++) {
+        if (*c == '"')
+          g_string_append_c (s, '"');
+        g_string_append_c (s, *c);
+      }
+      g_string_append_c (s, '"');
+      g_free (str);
+      break;
+    }
+  }
+}
+
+/* The controller's stats as a CSV fragment, in the order of the fields of
+ * the flow's first sample. */
+static gchar *
+stats_row (Flow * f, const GstStructure * st)
+{
+  GString *row = g_string_new (NULL);
+  guint i;
+
+  if (f->stat_names->len == 0) {
+    gint n = gst_structure_n_fields (st);
+    for (i = 0; i < (guint) n; i++)
+      g_ptr_array_add (f->stat_names,
+          g_strdup (gst_structure_nth_field_name (st, i)));
+  }
+  for (i = 0; i < f->stat_names->len; i++) {
+    const GValue *v = gst_structure_get_value (st,
+        g_ptr_array_index (f->stat_names, i));
+    if (i)
+      g_string_append_c (row, ',');
+    if (v)
+      append_value (row, v);
+  }
+  return g_string_free (row, FALSE);
+}
+
+void
+sim_metrics_sample (SimMetrics * m, guint flow, guint bin,
+    const SimMetricsSample * s)
+{
+  Flow *f;
+  Bin *b;
+
+  g_return_if_fail (flow < m->n_flows && bin < m->n_bins);
+  f = &m->flows[flow];
+  b = &f->bins[bin];
+  b->active = s->active && !f->skipped;
+  b->target_bps = s->target_bps;
+  b->encoder_bps = s->encoder_bps;
+  b->pacing_bps = s->pacing_bps;
+  b->cwnd = s->cwnd;
+  b->srtt_ms = s->srtt_ms;
+  g_free (b->stats);
+  b->stats = s->stats ? stats_row (f, s->stats) : NULL;
+}
+
+void
+sim_metrics_sample_queue (SimMetrics * m, SimLinkId link, guint bin,
+    GstClockTime queue_delay)
+{
+  g_return_if_fail (bin < m->n_bins);
+  m->acc[link].queue_ms[bin] = (gdouble) queue_delay / GST_MSECOND;
+}
+
+/* Logged: what the simulation would have sampled, from the scenario and
+ * the packets. */
+static void
+derive_samples (SimMetrics * m)
+{
+  guint i, b, l;
+
+  for (i = 0; i < m->n_flows; i++) {
+    Flow *f = &m->flows[i];
+    const SimFlowConfig *c = f->cfg;
+    gboolean short_tcp = c->kind == SIM_FLOW_TCP && c->size_max > 0;
+
+    for (b = 0; b < m->n_bins; b++) {
+      GstClockTime t = b * SIM_BIN;
+      gboolean on = !f->skipped && t >= f->start && t < f->stop;
+      if (c->kind == SIM_FLOW_MEDIA)
+        on = on && !sim_flow_paused (c, t);
+      else if (short_tcp)
+        on = on && f->bins[b].sent_pkts > 0;
+      f->bins[b].active = on;
+    }
+  }
+  for (l = 0; l < 2; l++) {
+    LinkAcc *acc = &m->acc[l];
+    GstClockTime last = 0;
+    for (b = 0; b < m->n_bins; b++) {
+      GstClockTime t = b * SIM_BIN;
+      acc->queue_ms[b] = last > t ? (gdouble) (last - t) / GST_MSECOND : 0;
+      last = MAX (last, acc->last_departed[b]);
+    }
+  }
+}
+
+static void
+integrate_capacity (SimMetrics * m)
+{
+  guint l, b;
+  GstClockTime t;
+
+  for (l = 0; l < 2; l++) {
+    for (b = 0; b < m->n_bins; b++) {
+      GstClockTime from = b * SIM_BIN, to = MIN ((b + 1) * SIM_BIN, m->end);
+      gdouble sum = 0;
+      guint n = 0;
+      for (t = from; t < to; t += CAP_STEP, n++)
+        sum += (gdouble) rc_link_capacity_at (m->links[l], t);
+      m->acc[l].cap_bps[b] = n ? sum / n : 0;
+    }
+  }
+  m->util_cap_bits = 0;
+  for (t = m->util_from; t < m->util_to; t += CAP_STEP)
+    m->util_cap_bits += (gdouble) rc_link_capacity_at (m->links[0], t) *
+        ((gdouble) MIN (CAP_STEP, m->util_to - t) / GST_SECOND);
+}
+
+void
+sim_metrics_finish (SimMetrics * m)
+{
+  g_return_if_fail (!m->finished);
+  m->finished = TRUE;
+  if (m->source == SIM_METRICS_LOGGED)
+    derive_samples (m);
+  integrate_capacity (m);
+}
+
+void
+sim_metrics_flow_window (SimMetrics * m, guint flow, GstClockTime from,
+    GstClockTime to, SimWindow * out)
+{
+  Flow *f;
+  guint b, b0, b1, nt = 0;
+  guint64 bytes = 0;
+  gdouble qd = 0, target = 0;
+
+  g_return_if_fail (flow < m->n_flows && to > from);
+  f = &m->flows[flow];
+  memset (out, 0, sizeof (*out));
+  b0 = bin_of (m, from);
+  b1 = bin_of (m, to);
+  for (b = b0; b < b1; b++) {
+    Bin *bn = &f->bins[b];
+    bytes += bn->goodput_bytes;
+    qd += bn->qd_sum_ms;
+    out->sent_pkts += bn->sent_pkts;
+    out->delivered_pkts += bn->delivered_pkts;
+    out->lost_pkts += bn->lost_pkts;
+    if (f->cfg->kind == SIM_FLOW_MEDIA && b * SIM_BIN >= f->start &&
+        b * SIM_BIN < f->stop) {
+      target += bn->target_bps;
+      nt++;
+    }
+  }
+  out->goodput_bps = bytes * 8.0 / ((gdouble) (to - from) / GST_SECOND);
+  out->qdelay_mean_ms = out->delivered_pkts ? qd / out->delivered_pkts : 0;
+  out->target_mean_bps = nt ? target / nt : 0;
+}
+
+/* ------------------------------------------------------------- metrics */
+
+typedef struct
+{
+  gboolean valid;
+  gdouble mean, p50, p95, max;
+} Dist;
+
+static gint
+cmp_float (gconstpointer a, gconstpointer b)
+{
+  gfloat x = *(const gfloat *) a, y = *(const gfloat *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentiles (docs/metrics.md). */
+static Dist
+dist_of (GArray * samples)
+{
+  Dist d = { 0 };
+  GArray *s;
+  gdouble sum = 0;
+  guint i, n = samples->len;
+
+  if (n == 0)
+    return d;
+  s = g_array_copy (samples);
+  qsort (s->data, n, sizeof (gfloat), cmp_float);
+  for (i = 0; i < n; i++)
+    sum += g_array_index (s, gfloat, i);
+  d.valid = TRUE;
+  d.mean = sum / n;
+#define RANK(p) g_array_index (s, gfloat, (guint) MAX (ceil ((p) * n), 1) - 1)
+  d.p50 = RANK (0.50);
+  d.p95 = RANK (0.95);
+#undef RANK
+  d.max = g_array_index (s, gfloat, n - 1);
+  g_array_unref (s);
+  return d;
+}
+
+static gdouble
+flow_demand (Flow * f)
+{
+  switch (f->cfg->kind) {
+    case SIM_FLOW_MEDIA:
+      return (gdouble) f->cfg->sender.limits.max_bps;
+    case SIM_FLOW_CBR:
+      return (gdouble) f->cfg->rate_bps;
+    case SIM_FLOW_TCP:
+      break;
+  }
+  return G_MAXDOUBLE;
+}
+
+/* Max-min fair share of `f` in bin `b` among the flows active on the same
+ * link then (water-filling over their demands). */
+static gdouble
+fair_share (SimMetrics * m, Flow * f, guint b)
+{
+  gdouble cap = m->acc[f->cfg->reverse ? 1 : 0].cap_bps[b];
+  gdouble demands[RC_LINK_MAX_FLOWS];
+  guint n = 0, i, j;
+
+  if (!f->bins[b].active)
+    return 0;
+  for (i = 0; i < m->n_flows; i++) {
+    Flow *o = &m->flows[i];
+    if (o->cfg->reverse == f->cfg->reverse && o->bins[b].active)
+      demands[n++] = flow_demand (o);
+  }
+  /* Sort ascending (n is small), then fill. */
+  for (i = 1; i < n; i++)
+    for (j = i; j > 0 && demands[j] < demands[j - 1]; j--) {
+      gdouble t = demands[j];
+      demands[j] = demands[j - 1];
+      demands[j - 1] = t;
+    }
+  /* Flows whose demand is below an equal split of what is left get their
+   * demand; the rest split the remainder equally. */
+  for (i = 0; i < n; i++) {
+    gdouble equal = cap / (n - i);
+    if (demands[i] >= equal)
+      return MIN (equal, flow_demand (f));
+    if (demands[i] >= flow_demand (f))
+      return flow_demand (f);   /* f (or one with its demand) is satisfied */
+    cap -= demands[i];
+  }
+  return flow_demand (f);
+}
+
+static gdouble
+flow_active_s (Flow * f)
+{
+  return f->stop > f->start ? (gdouble) (f->stop - f->start) / GST_SECOND : 0;
+}
+
+/* Seconds from start until the 1 s mean goodput first reaches 80 % of the
+ * fair share and stays there 5 s; < 0 when never. */
+static gdouble
+convergence (SimMetrics * m, Flow * f)
+{
+  guint first, last, b, k, run_start = 0, held = 0;
+  gdouble *smooth;
+  gdouble result = -1;
+
+  if (f->cfg->kind == SIM_FLOW_CBR || (f->cfg->kind == SIM_FLOW_TCP &&
+          f->cfg->size_max > 0) || f->stop <= f->start)
+    return -1;
+  first = (guint) (f->start / SIM_BIN);
+  last = (guint) MIN ((f->stop + SIM_BIN - 1) / SIM_BIN, m->n_bins);
+  smooth = g_new0 (gdouble, m->n_bins);
+  for (b = first; b < last; b++) {
+    gdouble sum = 0;
+    guint n = 0;
+    for (k = b + 1 - MIN (CONV_SMOOTH_BINS, b + 1 - first); k <= b; k++, n++)
+      sum += f->bins[k].goodput_bytes * 8.0 / ((gdouble) SIM_BIN / GST_SECOND);
+    smooth[b] = sum / MAX (n, 1);
+  }
+  for (b = first; b < last; b++) {
+    gdouble share;
+    if (!f->bins[b].active)
+      continue;                 /* paused: neither holds nor breaks */
+    share = fair_share (m, f, b);
+    if (share > 0 && smooth[b] >= CONV_FRACTION * share) {
+      if (held == 0)
+        run_start = b;
+      if (++held >= CONV_HOLD_BINS) {
+        result = (gdouble) ((run_start + 1) * SIM_BIN - f->start) /
+            GST_SECOND;
+        break;
+      }
+    } else {
+      held = 0;
+    }
+  }
+  g_free (smooth);
+  return result;
+}
+
+/* A media flow whose data crosses the forward bottleneck. */
+static gboolean
+in_fairness (Flow * f)
+{
+  return f->cfg->kind == SIM_FLOW_MEDIA && !f->cfg->reverse && !f->skipped;
+}
+
+/* Jain's index and min/max over the goodput of the media flows that share
+ * the forward bottleneck, in the bins where all of them are active; FALSE
+ * with fewer than two such flows or no such bin. */
+static gboolean
+fairness (SimMetrics * m, gdouble * jain, gdouble * min_max)
+{
+  gdouble x[RC_LINK_MAX_FLOWS];
+  guint n = 0, i, b, overlap = 0;
+  gdouble sum = 0, sq = 0, mn = G_MAXDOUBLE, mx = 0;
+
+  for (i = 0; i < m->n_flows; i++)
+    if (in_fairness (&m->flows[i]))
+      x[n++] = 0;
+  if (n < 2)
+    return FALSE;
+  for (b = 0; b < m->n_bins; b++) {
+    gboolean all = TRUE;
+    for (i = 0; i < m->n_flows && all; i++)
+      if (in_fairness (&m->flows[i]) && !m->flows[i].bins[b].active)
+        all = FALSE;
+    if (!all)
+      continue;
+    overlap++;
+    for (i = 0, n = 0; i < m->n_flows; i++)
+      if (in_fairness (&m->flows[i]))
+        x[n++] += m->flows[i].bins[b].goodput_bytes;
+  }
+  if (!overlap)
+    return FALSE;
+  for (i = 0; i < n; i++) {
+    sum += x[i];
+    sq += x[i] * x[i];
+    mn = MIN (mn, x[i]);
+    mx = MAX (mx, x[i]);
+  }
+  *jain = sq > 0 ? sum * sum / (n * sq) : 1.0;
+  *min_max = mx > 0 ? mn / mx : 1.0;
+  return TRUE;
+}
+
+static const gchar *
+flow_controller (SimMetrics * m, Flow * f)
+{
+  switch (f->cfg->kind) {
+    case SIM_FLOW_MEDIA:
+      return m->controller ? m->controller : f->cfg->sender.controller->name;
+    case SIM_FLOW_TCP:
+      return f->cfg->cc == SIM_TCP_CUBIC ? "cubic" : "newreno";
+    case SIM_FLOW_CBR:
+      break;
+  }
+  return "none";
+}
+
+static gdouble
+loss_of (Flow * f)
+{
+  guint64 known = f->delivered_pkts + f->lost_queue + f->lost_link;
+  return known ? (gdouble) (f->lost_queue + f->lost_link) / known : 0;
+}
+
+static gdouble
+kbps (guint64 bytes, gdouble secs)
+{
+  return secs > 0 ? bytes * 8.0 / secs / 1000.0 : 0;
+}
+
+static gdouble
+utilization (SimMetrics * m)
+{
+  return m->util_cap_bits > 0 ?
+      m->acc[0].window_bytes * 8.0 / m->util_cap_bits : 0;
+}
+
+/* ------------------------------------------------------------- output */
+
+static void
+json_num (GString * s, gdouble v, const gchar * fmt)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (v)) {
+    g_string_append (s, "null");
+    return;
+  }
+  g_ascii_formatd (buf, sizeof buf, fmt, v);
+  /* "-0.000" would differ from "0.000" for no reason. */
+  if (buf[0] == '-' && strspn (buf + 1, "0.") == strlen (buf + 1))
+    g_string_append (s, buf + 1);
+  else
+    g_string_append (s, buf);
+}
+
+static void
+json_str (GString * s, const gchar * str)
+{
+  const gchar *c;
+
+  g_string_append_c (s, '"');
+  for (c = str; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      g_string_append_printf (s, "\\%c", *c);
+    else if ((guchar) * c < 0x20)
+      g_string_append_printf (s, "\\u%04x", *c);
+    else
+      g_string_append_c (s, *c);
+  }
+  g_string_append_c (s, '"');
+}
+
+static void
+json_dist (GString * s, Dist d)
+{
+  if (!d.valid) {
+    g_string_append (s, "{\"mean\": null, \"p50\": null, \"p95\": null, "
+        "\"max\": null}");
+    return;
+  }
+  g_string_append (s, "{\"mean\": ");
+  json_num (s, d.mean, "%.3f");
+  g_string_append (s, ", \"p50\": ");
+  json_num (s, d.p50, "%.3f");
+  g_string_append (s, ", \"p95\": ");
+  json_num (s, d.p95, "%.3f");
+  g_string_append (s, ", \"max\": ");
+  json_num (s, d.max, "%.3f");
+  g_string_append (s, "}");
+}
+
+void
+sim_metrics_write_json (SimMetrics * m, GString * s)
+{
+  gdouble jain = 0, mm = 0;
+  gboolean fair = fairness (m, &jain, &mm), first = TRUE;
+  guint i;
+
+  g_string_append (s, "{\n  \"scenario\": ");
+  json_str (s, m->scen->name);
+  g_string_append_printf (s, ",\n  \"seed\": %u,\n  \"duration_s\": ",
+      m->seed);
+  json_num (s, (gdouble) m->end / GST_SECOND, "%.3f");
+  g_string_append (s, ",\n  \"link\": {\"utilization\": ");
+  json_num (s, utilization (m), "%.4f");
+  g_string_append (s, ", \"qdelay_ms\": ");
+  json_dist (s, dist_of (m->acc[0].qdelay_ms));
+  g_string_append (s, "},\n  \"fairness\": {\"jain\": ");
+  json_num (s, fair ? jain : NAN, "%.4f");
+  g_string_append (s, ", \"min_max_ratio\": ");
+  json_num (s, fair ? mm : NAN, "%.4f");
+  g_string_append (s, "},\n  \"flows\": [");
+  for (i = 0; i < m->n_flows; i++) {
+    Flow *f = &m->flows[i];
+    gdouble act, conv;
+
+    if (f->skipped)
+      continue;
+    act = flow_active_s (f);
+    conv = convergence (m, f);
+    g_string_append_printf (s, "%s\n    {\"id\": %u, \"name\": ",
+        first ? "" : ",", f->id);
+    first = FALSE;
+    json_str (s, f->cfg->name);
+    g_string_append (s, ", \"kind\": ");
+    json_str (s, sim_flow_kind_to_string (f->cfg->kind));
+    g_string_append (s, ", \"controller\": ");
+    json_str (s, flow_controller (m, f));
+    g_string_append (s, ", \"direction\": ");
+    json_str (s, f->cfg->reverse ? "reverse" : "forward");
+    g_string_append (s, ",\n     \"start_s\": ");
+    json_num (s, (gdouble) f->start / GST_SECOND, "%.3f");
+    g_string_append (s, ", \"stop_s\": ");
+    json_num (s, (gdouble) f->stop / GST_SECOND, "%.3f");
+    g_string_append (s, ", \"goodput_kbps\": ");
+    json_num (s, kbps (f->goodput_bytes, act), "%.3f");
+    g_string_append (s, ", \"send_kbps\": ");
+    json_num (s, kbps (f->sent_bytes, act), "%.3f");
+    g_string_append (s, ", \"fec_kbps\": ");
+    json_num (s, kbps (f->fec_bytes, act), "%.3f");
+    g_string_append (s, ",\n     \"qdelay_ms\": ");
+    json_dist (s, dist_of (f->qdelay_ms));
+    g_string_append (s, ",\n     \"loss_pre\": ");
+    json_num (s, loss_of (f), "%.6f");
+    /* No FEC yet: nothing is repaired. */
+    g_string_append (s, ", \"loss_post\": ");
+    json_num (s, loss_of (f), "%.6f");
+    g_string_append (s, ", \"convergence_s\": ");
+    json_num (s, conv >= 0 ? conv : NAN, "%.3f");
+    g_string_append (s, "}");
+  }
+  g_string_append (s, "\n  ]\n}\n");
+}
+
+static void
+fmt_dist_cell (GString * s, gdouble v, gboolean valid)
+{
+  if (valid)
+    g_string_append_printf (s, " %8.1f", v);
+  else
+    g_string_append_printf (s, " %8s", "-");
+}
+
+void
+sim_metrics_write_table (SimMetrics * m, GString * s)
+{
+  gdouble jain = 0, mm = 0;
+  gboolean fair = fairness (m, &jain, &mm);
+  Dist ld = dist_of (m->acc[0].qdelay_ms);
+  guint i;
+
+  g_string_append_printf (s, "scenario %s, seed %u, %.1f s\n",
+      m->scen->name, m->seed, (gdouble) m->end / GST_SECOND);
+  g_string_append_printf (s, "link: utilization %.1f %%", 100 *
+      utilization (m));
+  if (ld.valid)
+    g_string_append_printf (s, ", queueing delay mean %.1f ms, p50 %.1f, "
+        "p95 %.1f, max %.1f", ld.mean, ld.p50, ld.p95, ld.max);
+  g_string_append (s, "\n");
+  if (fair)
+    g_string_append_printf (s, "fairness (media flows): Jain %.3f, "
+        "min/max %.3f\n", jain, mm);
+  else
+    g_string_append (s, "fairness: - (fewer than two media flows active "
+        "together on the forward link)\n");
+  g_string_append_printf (s, "\n%3s %-14s %-5s %-8s %3s %6s %6s %9s %9s %6s "
+      "%8s %8s %8s %8s %7s\n", "id", "flow", "kind", "ctrl", "dir", "start",
+      "stop", "goodput", "send", "fec", "qd mean", "qd p50", "qd p95",
+      "loss", "conv");
+  g_string_append_printf (s, "%3s %-14s %-5s %-8s %3s %6s %6s %9s %9s %6s "
+      "%8s %8s %8s %8s %7s\n", "", "", "", "", "", "s", "s", "kbit/s",
+      "kbit/s", "kbit/s", "ms", "ms", "ms", "%", "s");
+  for (i = 0; i < m->n_flows; i++) {
+    Flow *f = &m->flows[i];
+    gdouble act, conv;
+    Dist d;
+
+    if (f->skipped)
+      continue;
+    act = flow_active_s (f);
+    conv = convergence (m, f);
+    d = dist_of (f->qdelay_ms);
+    g_string_append_printf (s, "%3u %-14.14s %-5s %-8s %3s %6.1f %6.1f %9.1f "
+        "%9.1f %6.1f", f->id, f->cfg->name,
+        sim_flow_kind_to_string (f->cfg->kind), flow_controller (m, f),
+        f->cfg->reverse ? "rev" : "fwd", (gdouble) f->start / GST_SECOND,
+        (gdouble) f->stop / GST_SECOND, kbps (f->goodput_bytes, act),
+        kbps (f->sent_bytes, act), kbps (f->fec_bytes, act));
+    fmt_dist_cell (s, d.mean, d.valid);
+    fmt_dist_cell (s, d.p50, d.valid);
+    fmt_dist_cell (s, d.p95, d.valid);
+    g_string_append_printf (s, " %8.3f", 100 * loss_of (f));
+    if (conv >= 0)
+      g_string_append_printf (s, " %7.1f\n", conv);
+    else
+      g_string_append_printf (s, " %7s\n", "-");
+  }
+}
+
+static gboolean
+write_file (const gchar * dir, const gchar * name, GString * s,
+    GError ** error)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  gboolean ok = g_file_set_contents (path, s->str, s->len, error);
+
+  g_free (path);
+  return ok;
+}
+
+/* Locale-independent, fixed precision: same numbers, same bytes. */
+static void
+csv_fmt (GString * s, const gchar * fmt, gdouble v, gboolean comma)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+  if (comma)
+    g_string_append_c (s, ',');
+  g_string_append (s, g_ascii_formatd (buf, sizeof buf, fmt, v));
+}
+
+static void
+csv_num (GString * s, gdouble v)
+{
+  csv_fmt (s, "%.3f", v, TRUE);
+}
+
+/* The state columns a simulation samples. */
+static gboolean
+has_media_columns (SimMetrics * m, Flow * f)
+{
+  return m->source == SIM_METRICS_SIMULATED &&
+      f->cfg->kind == SIM_FLOW_MEDIA;
+}
+
+static gboolean
+has_tcp_columns (SimMetrics * m, Flow * f)
+{
+  return m->source == SIM_METRICS_SIMULATED && f->cfg->kind == SIM_FLOW_TCP;
+}
+
+static void
+csv_flow (SimMetrics * m, Flow * f, GString * s)
+{
+  gdouble bin_s = (gdouble) SIM_BIN / GST_SECOND;
+  guint b, k;
+
+  g_string_append (s, "t_s,active,send_kbps,goodput_kbps,fec_kbps,"
+      "fair_share_kbps,qdelay_ms,qdelay_max_ms,loss");
+  if (has_media_columns (m, f)) {
+    g_string_append (s, ",target_kbps,encoder_kbps,pacing_kbps");
+    for (k = 0; k < f->stat_names->len; k++)
+      g_string_append_printf (s, ",%s",
+          (gchar *) g_ptr_array_index (f->stat_names, k));
+  } else if (has_tcp_columns (m, f)) {
+    g_string_append (s, ",cwnd_segments,srtt_ms");
+  }
+  g_string_append_c (s, '\n');
+  for (b = 0; b < m->n_bins; b++) {
+    Bin *bn = &f->bins[b];
+    guint32 known = bn->delivered_pkts + bn->lost_pkts;
+
+    csv_fmt (s, "%.1f", b * bin_s, FALSE);
+    g_string_append_printf (s, ",%d", bn->active ? 1 : 0);
+    csv_num (s, bn->sent_bytes * 8.0 / bin_s / 1000);
+    csv_num (s, bn->goodput_bytes * 8.0 / bin_s / 1000);
+    csv_num (s, bn->fec_bytes * 8.0 / bin_s / 1000);
+    csv_num (s, fair_share (m, f, b) / 1000);
+    csv_num (s, bn->delivered_pkts ? bn->qd_sum_ms / bn->delivered_pkts : 0);
+    csv_num (s, bn->qd_max_ms);
+    csv_fmt (s, "%.4f", known ? (gdouble) bn->lost_pkts / known : 0.0, TRUE);
+    if (has_media_columns (m, f)) {
+      csv_num (s, bn->target_bps / 1000);
+      csv_num (s, bn->encoder_bps / 1000);
+      csv_num (s, bn->pacing_bps / 1000);
+      if (f->stat_names->len) {
+        g_string_append_c (s, ',');
+        if (bn->stats)
+          g_string_append (s, bn->stats);
+        else
+          for (k = 1; k < f->stat_names->len; k++)
+            g_string_append_c (s, ',');
+      }
+    } else if (has_tcp_columns (m, f)) {
+      csv_num (s, bn->cwnd);
+      csv_num (s, bn->srtt_ms);
+    }
+    g_string_append_c (s, '\n');
+  }
+}
+
+gboolean
+sim_metrics_write_csv (SimMetrics * m, const gchar * dir, GError ** error)
+{
+  GString *s = g_string_new (NULL);
+  gdouble bin_s = (gdouble) SIM_BIN / GST_SECOND;
+  guint i, b;
+  gboolean ok;
+
+  if (g_mkdir_with_parents (dir, 0755) < 0) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errno),
+        "%s: %s", dir, g_strerror (errno));
+    g_string_free (s, TRUE);
+    return FALSE;
+  }
+
+  g_string_append (s, "t_s,capacity_kbps,reverse_capacity_kbps,link_kbps,"
+      "link_qdelay_ms,queue_ms,reverse_link_kbps,reverse_queue_ms\n");
+  for (b = 0; b < m->n_bins; b++) {
+    LinkAcc *f = &m->acc[0], *r = &m->acc[1];
+    csv_fmt (s, "%.1f", b * bin_s, FALSE);
+    csv_num (s, f->cap_bps[b] / 1000);
+    csv_num (s, m->scen->has_reverse ? r->cap_bps[b] / 1000 : 0);
+    csv_num (s, f->bytes[b] * 8.0 / bin_s / 1000);
+    csv_num (s, f->qd_n[b] ? f->qd_sum_ms[b] / f->qd_n[b] : 0);
+    csv_num (s, f->queue_ms[b]);
+    csv_num (s, r->bytes[b] * 8.0 / bin_s / 1000);
+    csv_num (s, r->queue_ms[b]);
+    g_string_append_c (s, '\n');
+  }
+  ok = write_file (dir, "capacity.csv", s, error);
+
+  g_string_truncate (s, 0);
+  g_string_append (s, "id,name,kind,controller,direction,start_s,stop_s\n");
+  for (i = 0; ok && i < m->n_flows; i++) {
+    Flow *f = &m->flows[i];
+    if (f->skipped)
+      continue;
+    g_string_append_printf (s, "%u,%s,%s,%s,%s", f->id,
+        f->cfg->name, sim_flow_kind_to_string (f->cfg->kind),
+        flow_controller (m, f), f->cfg->reverse ? "reverse" : "forward");
+    csv_num (s, (gdouble) f->start / GST_SECOND);
+    csv_num (s, (gdouble) f->stop / GST_SECOND);
+    g_string_append_c (s, '\n');
+  }
+  ok = ok && write_file (dir, "flows.csv", s, error);
+
+  for (i = 0; ok && i < m->n_flows; i++) {
+    Flow *f = &m->flows[i];
+    gchar *name;
+
+    if (f->skipped)
+      continue;
+    name = g_strdup_printf ("flow-%u.csv", f->id);
+    g_string_truncate (s, 0);
+    csv_flow (m, f, s);
+    ok = write_file (dir, name, s, error);
+    g_free (name);
+  }
+  g_string_free (s, TRUE);
+  return ok;
+}
