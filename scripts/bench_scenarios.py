@@ -87,7 +87,11 @@ def summarize(results):
 def realtime_section(args, rcsim, scen_dir, controllers, seed):
     """rcsim and rtsim side by side on the same scenario files."""
     rtsim = os.path.join(ROOT, "tools", "rtsim", "rtsim.py")
-    env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(args.build, "gst"))
+    # The build's plugin first; whatever the user put on GST_PLUGIN_PATH
+    # (rtpgccbwe's directory, say) after it.
+    extra = os.environ.get("GST_PLUGIN_PATH")
+    env = dict(os.environ, GST_PLUGIN_PATH=os.pathsep.join(
+        [os.path.join(args.build, "gst")] + ([extra] if extra else [])))
     peers = list(controllers)
     have_gcc = subprocess.run(["gst-inspect-1.0", "rtpgccbwe"], env=env,
                               capture_output=True).returncode == 0

@@ -431,8 +431,7 @@ class Runner:
         rtpbin_r.connect("pad-added", on_pad)
 
         # The receiver's RTCP (TWCC feedback, RRs) over the return path;
-        # the sender's SRs go straight across (they carry no congestion
-        # signal and rcsim does not model them either).
+        # the sender's SRs over the data path, as in rcsim.
         fb_link = self.feedback_link(flow)
         fb_sink, fb_src = self.link_pads(fb_link, flow, flow.return_delay_ns)
         self.tap(flow, fb_link, "ctrl", fb_sink, fb_src)
@@ -446,7 +445,10 @@ class Runner:
         sr_in.set_state(Gst.State.READY)
         sr_out.set_property("port", sr_in.get_property("port"))
         rtpbin_s.request_pad_simple("send_rtcp_src_0").link(sr_out.get_static_pad("sink"))
-        sr_in.get_static_pad("src").link(rtpbin_r.request_pad_simple("recv_rtcp_sink_0"))
+        sr_sink, sr_src = self.link_pads(link, flow, flow.delay_ns)
+        self.tap(flow, link, "ctrl", sr_sink, sr_src)
+        sr_in.get_static_pad("src").link(sr_sink)
+        sr_src.link(rtpbin_r.request_pad_simple("recv_rtcp_sink_0"))
 
         for e in elems:
             e.sync_state_with_parent()
