@@ -460,8 +460,7 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   /* Without a clock (not playing) there is no time to pace on: pass it. */
   if (!pacing || !GST_CLOCK_TIME_IS_VALID (now)) {
     if (GST_CLOCK_TIME_IS_VALID (now)) {
-      rc_sender_push (self->sender, buf, size, RC_SENDER_ITEM_MEDIA, now);
-      buf = rc_sender_pop (self->sender, now, NULL, NULL);
+      rc_sender_send_now (self->sender, size, RC_SENDER_ITEM_MEDIA, now);
       n = poll_locked (self, now, a, MAX_ACTIONS);
     }
     g_mutex_unlock (&self->ctrl_lock);

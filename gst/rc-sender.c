@@ -41,6 +41,7 @@ GST_DEBUG_CATEGORY_STATIC (rc_sender_debug);
 
 typedef struct
 {
+  GList link;                   /* in the queue: one allocation per item */
   gpointer data;
   GstClockTime arrival;
   guint size;
@@ -54,7 +55,7 @@ struct _RcSender
 
   /* pacing */
   RcPacer pacer;
-  GQueue queue;                 /* Item* */
+  GQueue queue;                 /* Item, linked through Item.link */
   guint64 queued_bytes;
   guint queued_packets;
   guint64 next_index;
@@ -161,10 +162,10 @@ item_free (Item * it, GDestroyNotify free_data)
 void
 rc_sender_flush (RcSender * s, GDestroyNotify free_data)
 {
-  Item *it;
+  GList *l;
 
-  while ((it = g_queue_pop_head (&s->queue)))
-    item_free (it, free_data);
+  while ((l = g_queue_pop_head_link (&s->queue)))
+    item_free (l->data, free_data);
   s->queued_bytes = 0;
   s->queued_packets = 0;
   rc_pacer_reset (&s->pacer);
@@ -265,13 +266,14 @@ void
 rc_sender_push (RcSender * s, gpointer data, guint size,
     RcSenderItemKind kind, GstClockTime now)
 {
-  Item *it = g_new (Item, 1);
+  Item *it = g_new0 (Item, 1);
 
+  it->link.data = it;
   it->data = data;
   it->size = kind == RC_SENDER_ITEM_MARKER ? 0 : size;
   it->kind = kind;
   it->arrival = now;
-  g_queue_push_tail (&s->queue, it);
+  g_queue_push_tail_link (&s->queue, &it->link);
   s->queued_bytes += it->size;
   if (kind != RC_SENDER_ITEM_MARKER)
     s->queued_packets++;
@@ -280,7 +282,7 @@ rc_sender_push (RcSender * s, gpointer data, guint size,
 GstClockTime
 rc_sender_next_send (RcSender * s)
 {
-  Item *it = g_queue_peek_head (&s->queue);
+  Item *it = s->queue.head ? s->queue.head->data : NULL;
 
   if (!it)
     return GST_CLOCK_TIME_NONE;
@@ -290,35 +292,47 @@ rc_sender_next_send (RcSender * s)
   return rc_pacer_next_send (&s->pacer, it->arrival);
 }
 
+/* A packet left at `now`: the pacer, the controller and the watchdog hear
+ * of it. `queued_bytes` counts it if it came from the queue. */
+static guint64
+sent (RcSender * s, guint size, RcSenderItemKind kind, GstClockTime arrival,
+    GstClockTime now)
+{
+  guint64 idx = s->next_index++;
+
+  if (s->cfg.pacing && GST_CLOCK_TIME_IS_VALID (now) &&
+      GST_CLOCK_TIME_IS_VALID (arrival)) {
+    RcDecision d = rc_sender_get_decision (s);
+    rc_pacer_sent (&s->pacer, now, size, pacing_rate (s, &d),
+        s->queued_bytes, arrival);
+  }
+  /* Without a time (not playing) there is nothing to tell the controller:
+   * it measures rates and delays. */
+  if (GST_CLOCK_TIME_IS_VALID (now)) {
+    rc_controller_on_packet_sent (s->ctrl, idx, size,
+        kind == RC_SENDER_ITEM_FEC, now);
+    if (!GST_CLOCK_TIME_IS_VALID (s->first_sent))
+      s->first_sent = now;
+    if (!GST_CLOCK_TIME_IS_VALID (s->unacked_since))
+      s->unacked_since = now;
+  }
+  return idx;
+}
+
 gpointer
 rc_sender_pop (RcSender * s, GstClockTime now, RcSenderItemKind * kind,
     guint64 * index)
 {
-  Item *it = g_queue_peek_head (&s->queue);
+  Item *it = s->queue.head ? s->queue.head->data : NULL;
   gpointer data;
   guint64 idx = G_MAXUINT64;
 
   if (!it || (GST_CLOCK_TIME_IS_VALID (now) && rc_sender_next_send (s) > now))
     return NULL;
-  g_queue_pop_head (&s->queue);
+  g_queue_pop_head_link (&s->queue);
   if (it->kind != RC_SENDER_ITEM_MARKER) {
-    if (s->cfg.pacing && GST_CLOCK_TIME_IS_VALID (now)) {
-      RcDecision d = rc_sender_get_decision (s);
-      rc_pacer_sent (&s->pacer, now, it->size, pacing_rate (s, &d),
-          s->queued_bytes, it->arrival);
-    }
+    idx = sent (s, it->size, it->kind, it->arrival, now);
     s->queued_packets--;
-    idx = s->next_index++;
-    /* Without a time (not playing) there is nothing to tell the
-     * controller: it measures rates and delays. */
-    if (GST_CLOCK_TIME_IS_VALID (now)) {
-      rc_controller_on_packet_sent (s->ctrl, idx, it->size,
-          it->kind == RC_SENDER_ITEM_FEC, now);
-      if (!GST_CLOCK_TIME_IS_VALID (s->first_sent))
-        s->first_sent = now;
-      if (!GST_CLOCK_TIME_IS_VALID (s->unacked_since))
-        s->unacked_since = now;
-    }
   }
   s->queued_bytes -= it->size;
   if (kind)
@@ -328,6 +342,15 @@ rc_sender_pop (RcSender * s, GstClockTime now, RcSenderItemKind * kind,
   data = it->data;
   g_free (it);
   return data;
+}
+
+guint64
+rc_sender_send_now (RcSender * s, guint size, RcSenderItemKind kind,
+    GstClockTime now)
+{
+  g_return_val_if_fail (kind != RC_SENDER_ITEM_MARKER, G_MAXUINT64);
+  g_return_val_if_fail (g_queue_is_empty (&s->queue), G_MAXUINT64);
+  return sent (s, size, kind, GST_CLOCK_TIME_NONE, now);
 }
 
 void

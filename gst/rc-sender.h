@@ -106,6 +106,11 @@ GstClockTime rc_sender_next_send (RcSender * s);
  * rc-controller.h; G_MAXUINT64 for a marker. */
 gpointer rc_sender_pop (RcSender * s, GstClockTime now,
     RcSenderItemKind * kind, guint64 * index);
+/* A packet that bypasses the queue (pacing off, or no time to pace on)
+ * leaves now: the same accounting as a popped one. The queue must be
+ * empty, so nothing is overtaken. Returns its send index. */
+guint64 rc_sender_send_now (RcSender * s, guint size, RcSenderItemKind kind,
+    GstClockTime now);
 /* Drops every queued item (passing its data to `free_data`, may be NULL)
  * and resets the pacer. */
 void rc_sender_flush (RcSender * s, GDestroyNotify free_data);
