@@ -31,6 +31,11 @@
  * session it is linked to. If no feedback comes back for the packets it
  * sends, it holds the rate, then backs off, and posts a warning once.
  *
+ * Give the RTP sink after rtpbin `sync=false`: the pacer decides when a
+ * packet leaves. A syncing sink holds every packet until its frame's
+ * PTS, sends the frame as one burst again and adds its wait to the delay
+ * the controller measures.
+ *
  * Each controller's own parameters are properties named
  * `<controller>-<parameter>` (for example `urcp-beta`); they apply when
  * that controller is selected.
@@ -42,7 +47,7 @@
  *   vp8enc deadline=1 ! rtpvp8pay pt=96 ! \
  *   'application/x-rtp,extmap-1=(string)"http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"' ! \
  *   urcpsender ! rtpbin.send_rtp_sink_0 \
- *   rtpbin.send_rtp_src_0 ! udpsink host=127.0.0.1 port=5000 \
+ *   rtpbin.send_rtp_src_0 ! udpsink host=127.0.0.1 port=5000 sync=false \
  *   rtpbin.send_rtcp_src_0 ! udpsink host=127.0.0.1 port=5001 sync=false async=false \
  *   udpsrc port=5005 ! rtpbin.recv_rtcp_sink_0
  * ]|

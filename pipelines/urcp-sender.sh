@@ -7,6 +7,9 @@
 #   MAX_BITRATE  urcpsender max-bitrate in bit/s, default 20000000
 #   GST_PLUGIN_PATH defaults to this checkout's build/gst
 # Watch the controller with GST_DEBUG=urcpsender:5.
+# The RTP udpsink has sync=false: urcpsender's pacer decides when packets
+# leave; a syncing sink would hold each one until its frame's PTS and send
+# the frame as one burst again (docs/urcpsender.md).
 set -eu
 here="$(cd "$(dirname "$0")/.." && pwd)"
 export GST_PLUGIN_PATH="${GST_PLUGIN_PATH:-$here/build/gst}"
@@ -18,6 +21,6 @@ exec gst-launch-1.0 -e rtpbin name=rtpbin \
   vp8enc deadline=1 ! rtpvp8pay pt=96 ! \
   "application/x-rtp,extmap-1=(string)$TWCC" ! \
   urcpsender max-bitrate="$MAX_BITRATE" ! rtpbin.send_rtp_sink_0 \
-  rtpbin.send_rtp_src_0 ! udpsink host="$HOST" port="$PORT" \
+  rtpbin.send_rtp_src_0 ! udpsink host="$HOST" port="$PORT" sync=false \
   rtpbin.send_rtcp_src_0 ! udpsink host="$HOST" port=$((PORT + 1)) sync=false async=false \
   udpsrc port=$((PORT + 5)) ! rtpbin.recv_rtcp_sink_0
