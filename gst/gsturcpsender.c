@@ -29,7 +29,9 @@
  * peer sends no transport-wide feedback, urcpsender falls back to RTCP
  * receiver reports (fraction lost, RTT) which it gets from the rtpbin
  * session it is linked to. If no feedback comes back for the packets it
- * sends, it holds the rate, then backs off, and posts a warning once.
+ * sends, it holds the rate, then backs off (halving it every second down
+ * to min-bitrate); if none has come at all 5 s after the first packet, it
+ * also posts a warning, once.
  *
  * Give the RTP sink after rtpbin `sync=false`: the pacer decides when a
  * packet leaves. A syncing sink holds every packet until its frame's
@@ -65,8 +67,12 @@
  * The #GstUrcpSender:stats structure has, from the sender session:
  * `controller`, `state` (the controller's phase, e.g. startup-low,
  * startup-ramp, steady; or hold and backoff while feedback is missing),
- * `reason` (why the rate is what it is), `target-bitrate`, `fec-bitrate`
- * and `pacing-bitrate` (bit/s), `twcc-events`, `twcc-rejected` (malformed
+ * `reason` (why the rate is what it is), `target-bitrate` (the session's
+ * current decision; the #GstUrcpSender:target-bitrate property is the value
+ * last handed to the encoder, which follows it within 2 % or 1 s),
+ * `fec-bitrate` and `pacing-bitrate` (bit/s), `fec-packets-sent` (repair
+ * packets from a fecenc upstream, told apart by their SSRC or payload type),
+ * `twcc-events`, `twcc-rejected` (malformed
  * entries), `rr-reports`, `pacing-queue-packets`, `pacing-queue-bytes`,
  * `pacing-queue-ms`; from the element: `encoder` (name or empty); and the
  * controller's own fields. URCP and UM: `delay-bitrate` and `loss-bitrate`
@@ -87,6 +93,7 @@
 #include <gst/rtp/gstrtcpbuffer.h>
 #include "gsturcpsender.h"
 #include "gstrcencoder.h"
+#include "gstfecenc.h"
 #include "rc-rtcp.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_urcp_sender_debug);
@@ -113,9 +120,6 @@ enum
 /* Bitrate, pacing and queue defaults come from rc_sender_config_init()
  * and rc_rate_limits_init(), where each is cited. */
 #define DEFAULT_CONFIGURE_ENCODER TRUE
-
-/* Name of the custom upstream event fecenc follows (gstfecenc.h). */
-#define FEC_PROBE_EVENT "GstFecEncProbe"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
@@ -231,7 +235,8 @@ poll_locked (GstUrcpSender * self, GstClockTime now, RcSenderAction * out,
   return n;
 }
 
-#define MAX_ACTIONS 8
+/* rc_sender_poll() gives at most one action of each of its three kinds. */
+#define MAX_ACTIONS 4
 
 static void
 carry_out (GstUrcpSender * self, const RcSenderAction * a, guint n)
@@ -243,27 +248,42 @@ carry_out (GstUrcpSender * self, const RcSenderAction * a, guint n)
       case RC_SENDER_SET_ENCODER:{
         GstElement *enc;
         const GstRcEncoderInfo *info;
+        guint64 bps;
 
+        /* Actions from different threads may be carried out in any order:
+         * set what the session holds now, one thread at a time, so the
+         * encoder ends at the latest target. */
+        g_mutex_lock (&self->enc_lock);
         g_mutex_lock (&self->ctrl_lock);
         enc = ensure_encoder_locked (self);
         info = self->encoder_info;
+        bps = self->sender ? rc_sender_get_target (self->sender) : a[i].bps;
         g_mutex_unlock (&self->ctrl_lock);
         if (enc) {
-          gst_rc_encoder_set_bitrate (enc, info, a[i].bps);
+          gst_rc_encoder_set_bitrate (enc, info, bps);
           gst_object_unref (enc);
         }
+        g_mutex_unlock (&self->enc_lock);
         g_object_notify (G_OBJECT (self), "target-bitrate");
         break;
       }
-      case RC_SENDER_SET_FEC:
+      case RC_SENDER_SET_FEC:{
+        guint64 bps;
+
+        g_mutex_lock (&self->enc_lock);
+        g_mutex_lock (&self->ctrl_lock);
+        bps = self->sender ? rc_sender_get_fec_rate (self->sender) : a[i].bps;
+        g_mutex_unlock (&self->ctrl_lock);
         /* fecenc upstream follows it; without one nothing answers. */
         GST_DEBUG_OBJECT (self, "asking upstream FEC for %" G_GUINT64_FORMAT
-            " bit/s", a[i].bps);
+            " bit/s", bps);
         gst_pad_push_event (self->sinkpad,
             gst_event_new_custom (GST_EVENT_CUSTOM_UPSTREAM,
-                gst_structure_new (FEC_PROBE_EVENT, "bitrate", G_TYPE_UINT,
-                    (guint) MIN (a[i].bps, G_MAXUINT), NULL)));
+                gst_structure_new (GST_FEC_ENC_PROBE_EVENT, "bitrate",
+                    G_TYPE_UINT, (guint) MIN (bps, G_MAXUINT), NULL)));
+        g_mutex_unlock (&self->enc_lock);
         break;
+      }
       case RC_SENDER_WARN_NO_FEEDBACK:
         GST_ELEMENT_WARNING (self, STREAM, FAILED,
             ("No congestion feedback received in 5 seconds; the bitrate is "
@@ -416,10 +436,16 @@ check_caps (GstUrcpSender * self, GstCaps * caps)
   g_mutex_lock (&self->ctrl_lock);
   if (!gst_structure_get_int (s, "clock-rate", &self->clock_rate))
     self->clock_rate = 0;
+  if (!gst_structure_get_int (s, "payload", &self->media_pt))
+    self->media_pt = -1;
+  if (gst_structure_get_uint (s, "ssrc", &ssrc)) {
+    self->media_ssrc = ssrc;
+    self->have_media_ssrc = TRUE;
+  }
   if (self->sender) {
-    rc_sender_set_clock_rate (self->sender, self->clock_rate);
-    if (gst_structure_get_uint (s, "ssrc", &ssrc))
-      rc_sender_set_ssrc (self->sender, ssrc);
+    rc_sender_set_media_pt (self->sender, self->media_pt);
+    if (self->have_media_ssrc)
+      rc_sender_set_ssrc (self->sender, self->media_ssrc);
   }
   if (!twcc && !self->warned_no_twcc_caps) {
     self->warned_no_twcc_caps = TRUE;
@@ -430,17 +456,32 @@ check_caps (GstUrcpSender * self, GstCaps * caps)
   g_mutex_unlock (&self->ctrl_lock);
 }
 
-/* The buffer's SSRC tells the session which RTCP blocks are about us;
- * ctrl_lock held. */
-static void
-note_ssrc_locked (GstUrcpSender * self, GstBuffer * buf)
+/* Media or a repair packet? Repair packets from a fecenc upstream carry
+ * their own SSRC (flexfec) or payload type (ULPFEC). The media stream's
+ * SSRC (caps, else the first packet) tells the session which RTCP blocks
+ * are about us. ctrl_lock held. */
+static RcSenderItemKind
+classify_locked (GstUrcpSender * self, GstBuffer * buf)
 {
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  RcSenderItemKind kind = RC_SENDER_ITEM_MEDIA;
+  guint32 ssrc;
+  gint pt;
 
-  if (self->sender && gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp)) {
-    rc_sender_set_ssrc (self->sender, gst_rtp_buffer_get_ssrc (&rtp));
-    gst_rtp_buffer_unmap (&rtp);
+  if (!gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp))
+    return kind;
+  ssrc = gst_rtp_buffer_get_ssrc (&rtp);
+  pt = gst_rtp_buffer_get_payload_type (&rtp);
+  gst_rtp_buffer_unmap (&rtp);
+  if (!self->have_media_ssrc) {
+    self->media_ssrc = ssrc;
+    self->have_media_ssrc = TRUE;
+    rc_sender_set_ssrc (self->sender, ssrc);
   }
+  if (ssrc != self->media_ssrc || (self->media_pt >= 0 &&
+          pt != self->media_pt))
+    kind = RC_SENDER_ITEM_FEC;
+  return kind;
 }
 
 static GstFlowReturn
@@ -450,6 +491,7 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   GstClockTime now = running_time_now (self);
   guint size = gst_buffer_get_size (buf);
   RcSenderAction a[MAX_ACTIONS];
+  RcSenderItemKind kind;
   gboolean pacing;
   GstFlowReturn ret;
   guint n = 0;
@@ -460,12 +502,12 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     gst_buffer_unref (buf);
     return GST_FLOW_FLUSHING;
   }
-  note_ssrc_locked (self, buf);
+  kind = classify_locked (self, buf);
   pacing = rc_sender_get_config (self->sender)->pacing;
   /* Without a clock (not playing) there is no time to pace on: pass it. */
   if (!pacing || !GST_CLOCK_TIME_IS_VALID (now)) {
     if (GST_CLOCK_TIME_IS_VALID (now)) {
-      rc_sender_send_now (self->sender, size, RC_SENDER_ITEM_MEDIA, now);
+      rc_sender_send_now (self->sender, size, kind, now);
       n = poll_locked (self, now, a, MAX_ACTIONS);
     }
     g_mutex_unlock (&self->ctrl_lock);
@@ -475,7 +517,7 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 
   ret = self->srcresult;
   if (ret == GST_FLOW_OK) {
-    rc_sender_push (self->sender, buf, size, RC_SENDER_ITEM_MEDIA, now);
+    rc_sender_push (self->sender, buf, size, kind, now);
     g_cond_signal (&self->queue_cond);
   } else {
     gst_buffer_unref (buf);
@@ -524,8 +566,7 @@ gst_urcp_sender_loop (GstUrcpSender * self)
   if (clock)
     gst_object_unref (clock);
 
-  item = rc_sender_pop (self->sender, GST_CLOCK_TIME_IS_VALID (now) ? now :
-      GST_CLOCK_TIME_NONE, &kind, NULL);
+  item = rc_sender_pop (self->sender, now, &kind, NULL);
   if (!item) {
     g_mutex_unlock (&self->ctrl_lock);
     return;
@@ -637,9 +678,10 @@ gst_urcp_sender_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       break;
   }
 
-  GST_OBJECT_LOCK (self);
-  pacing = self->cfg.pacing;
-  GST_OBJECT_UNLOCK (self);
+  /* The running session's setting, the one the chain function follows. */
+  g_mutex_lock (&self->ctrl_lock);
+  pacing = self->sender && rc_sender_get_config (self->sender)->pacing;
+  g_mutex_unlock (&self->ctrl_lock);
 
   /* Serialized events keep their place among the paced buffers. */
   if (pacing && GST_EVENT_IS_SERIALIZED (event) &&
@@ -725,7 +767,9 @@ start (GstUrcpSender * self)
     rc_sender_free (self->sender);
   }
   self->sender = sender;
-  rc_sender_set_clock_rate (sender, self->clock_rate);
+  rc_sender_set_media_pt (sender, self->media_pt);
+  if (self->have_media_ssrc)
+    rc_sender_set_ssrc (sender, self->media_ssrc);
   self->warned_no_twcc_caps = FALSE;
   self->encoder_searched = FALSE;
   gst_clear_object (&self->encoder);
@@ -742,6 +786,7 @@ static void
 prepare_encoder (GstUrcpSender * self)
 {
   GstElement *enc;
+  const GstRcEncoderInfo *info;
   gboolean conf;
   guint64 bps;
 
@@ -749,16 +794,19 @@ prepare_encoder (GstUrcpSender * self)
   conf = self->configure_encoder;
   GST_OBJECT_UNLOCK (self);
 
+  g_mutex_lock (&self->enc_lock);
   g_mutex_lock (&self->ctrl_lock);
   enc = ensure_encoder_locked (self);
+  info = self->encoder_info;
   bps = rc_sender_get_target (self->sender);
   g_mutex_unlock (&self->ctrl_lock);
   if (enc) {
     if (conf)
-      gst_rc_encoder_configure (enc, self->encoder_info);
-    gst_rc_encoder_set_bitrate (enc, self->encoder_info, bps);
+      gst_rc_encoder_configure (enc, info);
+    gst_rc_encoder_set_bitrate (enc, info, bps);
     gst_object_unref (enc);
   }
+  g_mutex_unlock (&self->enc_lock);
 }
 
 static GstStateChangeReturn
@@ -981,6 +1029,7 @@ gst_urcp_sender_finalize (GObject * object)
   gst_clear_object (&self->encoder);
   gst_clear_object (&self->encoder_prop);
   g_mutex_clear (&self->ctrl_lock);
+  g_mutex_clear (&self->enc_lock);
   g_cond_clear (&self->queue_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1153,7 +1202,9 @@ gst_urcp_sender_init (GstUrcpSender * self)
   self->configure_encoder = DEFAULT_CONFIGURE_ENCODER;
 
   g_mutex_init (&self->ctrl_lock);
+  g_mutex_init (&self->enc_lock);
   g_cond_init (&self->queue_cond);
+  self->media_pt = -1;
   self->actions = g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
   self->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
   self->srcresult = GST_FLOW_FLUSHING;

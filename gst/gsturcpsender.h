@@ -35,9 +35,14 @@ struct _GstUrcpSender
   GstFlowReturn srcresult;
   GstClockID clock_id;
   gboolean warned_no_twcc_caps;
-  gint clock_rate;
+  gint clock_rate;              /* from caps, for RR jitter */
+  gint media_pt;                /* from caps; -1 unknown */
+  guint32 media_ssrc;           /* from caps or the first media packet */
+  gboolean have_media_ssrc;
 
-  /* encoder (ctrl_lock) */
+  /* encoder (ctrl_lock); enc_lock serialises setting it, so the last
+   * target set is the session's latest */
+  GMutex enc_lock;
   GstElement *encoder;          /* found or given; ref held */
   gboolean encoder_searched;
   const struct _GstRcEncoderInfo *encoder_info;

@@ -47,7 +47,7 @@ typedef struct
                                  * sender's default (pacing-factor x the
                                  * media plus FEC rate) */
   const gchar *phase;           /* static: short name of the controller's
-                                 * phase, e.g. "startup", "steady" */
+                                 * phase, e.g. "startup-low", "steady" */
   const gchar *reason;          /* static: why the rate is what it is, in
                                  * words for users (equations belong in the
                                  * code and the docs, not here) */
@@ -117,8 +117,10 @@ const RcControllerInfo *const *rc_controller_list (guint * n);
 /* By name, case-insensitive; NULL if unknown. */
 const RcControllerInfo *rc_controller_lookup (const gchar * name);
 /* Adds a controller (for tests and applications). FALSE if the name is
- * taken or not a valid parameter prefix ([a-z][a-z0-9]*). Enumerations
- * built before (the element's) do not show it. */
+ * taken or not a valid parameter prefix ([a-z][a-z0-9]*). `info` must stay
+ * valid for the life of the process. Register at start-up, from one
+ * thread, before anything lists the controllers: enumerations built before
+ * (the element's) do not show it. */
 gboolean rc_controller_register (const RcControllerInfo * info);
 
 /* Parameters. */
@@ -134,8 +136,8 @@ gboolean rc_controller_params_set_string (const RcControllerInfo * info,
     GstStructure * params, const gchar * name, const gchar * text,
     GError ** error);
 /* Every controller's parameters in one structure, as the element and the
- * scenario files hold them: fields named "<controller>-<parameter>". */
-/* Which controller and parameter `key` names; NULL if none. */
+ * scenario files hold them: fields named "<controller>-<parameter>".
+ * Which controller and parameter `key` names; NULL if none. */
 GParamSpec *rc_controller_find_key (const gchar * key,
     const RcControllerInfo ** info);
 gboolean rc_controller_params_set_key (GstStructure * all, const gchar * key,

@@ -22,7 +22,9 @@ typedef struct
   GstClockTime recv_ts;         /* receiver clock (any offset); NONE if lost */
   guint size;                   /* bytes */
   gboolean lost;
-  gboolean is_fec;              /* a repair (FEC) packet, not media */
+  gint pt;                      /* RTP payload type; -1 if unknown */
+  gboolean is_fec;              /* a repair (FEC) packet, not media; the
+                                 * sender session sets it from `pt` */
 } RcPacketResult;
 
 /* Which RTCP block an RcReportBlock came from. */

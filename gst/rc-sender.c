@@ -59,6 +59,7 @@ struct _RcSender
   guint64 queued_bytes;
   guint queued_packets;
   guint64 next_index;
+  guint64 fec_sent;
 
   /* feedback intake */
   RcSeqUnwrap twcc_unwrap;
@@ -66,7 +67,7 @@ struct _RcSender
   GArray *reports;              /* scratch: RcReportBlock */
   guint32 ssrc;
   gboolean have_ssrc;
-  gint clock_rate;
+  gint media_pt;                /* -1: unknown */
   GstClockTime last_twcc;
   guint64 twcc_events, twcc_rejected, rr_reports;
 
@@ -78,6 +79,7 @@ struct _RcSender
   gboolean reports_only;        /* no per-packet feedback seen yet */
   guint64 feedback_count;
   GstClockTime unacked_since;   /* first packet sent after the last feedback */
+  guint64 hold_cap;             /* the decision when the hold began */
   GstClockTime backoff_start;
   guint64 backoff_from;
   guint64 backoff_cap;
@@ -145,6 +147,7 @@ rc_sender_new (const RcSenderConfig * cfg, GError ** error)
   s->last_twcc = GST_CLOCK_TIME_NONE;
   s->first_sent = s->last_feedback = s->unacked_since = GST_CLOCK_TIME_NONE;
   s->reports_only = TRUE;
+  s->media_pt = -1;
   s->next_tick = GST_CLOCK_TIME_NONE;
   s->target_bps = rc_controller_get_decision (ctrl).media_bps;
   s->last_encoder_set = GST_CLOCK_TIME_NONE;
@@ -205,9 +208,9 @@ rc_sender_set_ssrc (RcSender * s, guint32 ssrc)
 }
 
 void
-rc_sender_set_clock_rate (RcSender * s, gint clock_rate)
+rc_sender_set_media_pt (RcSender * s, gint pt)
 {
-  s->clock_rate = clock_rate;
+  s->media_pt = pt;
 }
 
 /* ------------------------------------------------------------- decisions */
@@ -221,6 +224,7 @@ rc_sender_get_decision (RcSender * s)
     case RC_SENDER_FEEDBACK_OK:
       break;
     case RC_SENDER_FEEDBACK_HOLD:
+      d.media_bps = MIN (d.media_bps, s->hold_cap);
       d.phase = "hold";
       d.reason = "no feedback: holding the rate";
       break;
@@ -252,6 +256,12 @@ guint64
 rc_sender_get_target (RcSender * s)
 {
   return s->target_bps;
+}
+
+guint64
+rc_sender_get_fec_rate (RcSender * s)
+{
+  return s->fec_bps;
 }
 
 RcSenderFeedbackState
@@ -298,7 +308,7 @@ static guint64
 sent (RcSender * s, guint size, RcSenderItemKind kind, GstClockTime arrival,
     GstClockTime now)
 {
-  guint64 idx = s->next_index++;
+  guint64 idx = G_MAXUINT64;
 
   if (s->cfg.pacing && GST_CLOCK_TIME_IS_VALID (now) &&
       GST_CLOCK_TIME_IS_VALID (arrival)) {
@@ -308,7 +318,10 @@ sent (RcSender * s, guint size, RcSenderItemKind kind, GstClockTime arrival,
   }
   /* Without a time (not playing) there is nothing to tell the controller:
    * it measures rates and delays. */
+  if (kind == RC_SENDER_ITEM_FEC)
+    s->fec_sent++;
   if (GST_CLOCK_TIME_IS_VALID (now)) {
+    idx = s->next_index++;
     rc_controller_on_packet_sent (s->ctrl, idx, size,
         kind == RC_SENDER_ITEM_FEC, now);
     if (!GST_CLOCK_TIME_IS_VALID (s->first_sent))
@@ -409,9 +422,14 @@ rc_sender_on_packet_results (RcSender * s, RcPacketResult * results,
     guint n, GstClockTime now)
 {
   RcFeedback fb = { 0 };
+  guint i;
 
   if (n == 0 || !GST_CLOCK_TIME_IS_VALID (now))
     return;
+  /* Repair packets carry their own payload type. */
+  for (i = 0; s->media_pt >= 0 && i < n; i++)
+    if (results[i].pt >= 0)
+      results[i].is_fec = results[i].pt != s->media_pt;
   s->last_twcc = now;
   fb.packets = results;
   fb.n_packets = n;
@@ -454,16 +472,15 @@ rc_sender_on_reports (RcSender * s, const RcReportBlock * blocks, guint n,
   for (i = 0; i < n; i++) {
     RcReportBlock b = blocks[i];
 
-    if (s->have_ssrc && b.media_ssrc != s->ssrc)
+    /* A TMMBN's SSRC is the owner of the bounding-set entry (RFC 5104
+     * sec. 4.2.2.1), not the stream: it is about us whatever it says. */
+    if (s->have_ssrc && b.kind != RC_REPORT_TMMBN && b.media_ssrc != s->ssrc)
       continue;
     if (b.kind == RC_REPORT_RR) {
       have_rr = TRUE;
       if (twcc_fresh)
         continue;
       use_rr = TRUE;
-      if (!GST_CLOCK_TIME_IS_VALID (b.rr.jitter) && s->clock_rate > 0)
-        b.rr.jitter = gst_util_uint64_scale (b.rr.jitter_units, GST_SECOND,
-            s->clock_rate);
     }
     g_array_append_val (s->reports, b);
   }
@@ -520,6 +537,7 @@ watchdog (RcSender * s, GstClockTime now, GArray * actions)
         (guint64) (s->backoff_from * pow (0.5, halvings)));
     rc_controller_limit_rate (s->ctrl, s->backoff_cap, now);
   } else if (silent > hold && s->fb_state == RC_SENDER_FEEDBACK_OK) {
+    s->hold_cap = rc_controller_get_decision (s->ctrl).media_bps;
     s->fb_state = RC_SENDER_FEEDBACK_HOLD;
     GST_DEBUG ("no feedback for %" GST_TIME_FORMAT ": holding the rate",
         GST_TIME_ARGS (silent));
@@ -599,6 +617,7 @@ rc_sender_get_stats (RcSender * s, GstClockTime now)
       "target-bitrate", G_TYPE_UINT64, d.media_bps,
       "fec-bitrate", G_TYPE_UINT64, d.fec_bps,
       "pacing-bitrate", G_TYPE_UINT64, pacing_rate (s, &d),
+      "fec-packets-sent", G_TYPE_UINT64, s->fec_sent,
       "twcc-events", G_TYPE_UINT64, s->twcc_events,
       "twcc-rejected", G_TYPE_UINT64, s->twcc_rejected,
       "rr-reports", G_TYPE_UINT64, s->rr_reports,

@@ -21,10 +21,14 @@
  *   rc_sender_on_*()      feedback arrived at `now`
  *   rc_sender_poll()      runs what is due at `now` and returns actions:
  *                         set the encoder's bitrate, set the FEC rate, warn;
- *                         and when it wants to be polled again. Call it
- *                         after any of the calls above, and at the time it
- *                         returned. The controller's on_tick runs from here,
- *                         once per RC_CONTROLLER_TICK at most.
+ *                         and when the next controller tick is due. Call it
+ *                         after any of the calls above. The controller's
+ *                         on_tick runs from here, once per
+ *                         RC_CONTROLLER_TICK at most. rcsim also polls at
+ *                         the time poll returned; urcpsender polls on every
+ *                         packet and every feedback message, so there a
+ *                         controller's timers run while media flows and
+ *                         feedback comes, not while the source is idle.
  */
 #ifndef __RC_SENDER_H__
 #define __RC_SENDER_H__
@@ -46,7 +50,8 @@ typedef struct
   gboolean pacing;              /* FALSE: every item is due when pushed */
   gdouble pacing_factor;        /* pacing rate = factor x (media + FEC), when
                                  * the controller does not set one */
-  GstClockTime max_queue_time;  /* no packet waits longer in the pacer */
+  GstClockTime max_queue_time;  /* no packet waits longer in the pacer;
+                                 * 0: no bound */
 } RcSenderConfig;
 
 /* urcp, rc_rate_limits_init(), pacing on, factor 1.5, 250 ms. */
@@ -81,7 +86,8 @@ typedef struct
 typedef enum
 {
   RC_SENDER_FEEDBACK_OK = 0,
-  RC_SENDER_FEEDBACK_HOLD,      /* missing a while: the rate is held */
+  RC_SENDER_FEEDBACK_HOLD,      /* missing a while: the decision is capped
+                                 * at what it was when the hold began */
   RC_SENDER_FEEDBACK_BACKOFF,   /* missing long: the rate halves each second */
 } RcSenderFeedbackState;
 
@@ -94,16 +100,21 @@ void rc_sender_free (RcSender * s);
 const RcSenderConfig *rc_sender_get_config (RcSender * s);
 
 /* The media stream's SSRC (RTCP blocks about other streams are ignored
- * once it is known) and RTP clock rate (for RR jitter). */
+ * once it is known) and RTP payload type (per-packet results with another
+ * payload type are repair packets: is_fec). */
 void rc_sender_set_ssrc (RcSender * s, guint32 ssrc);
-void rc_sender_set_clock_rate (RcSender * s, gint clock_rate);
+void rc_sender_set_media_pt (RcSender * s, gint pt);
 
 /* ---- pacing queue */
 void rc_sender_push (RcSender * s, gpointer data, guint size,
     RcSenderItemKind kind, GstClockTime now);
+/* NONE: the queue is empty. */
 GstClockTime rc_sender_next_send (RcSender * s);
-/* `index` (may be NULL): the packet's send index, see on_packet_sent in
- * rc-controller.h; G_MAXUINT64 for a marker. */
+/* The head item if it is due at `now` (NULL if not, or if the queue is
+ * empty); with `now` NONE (no clock) the head item whatever its time,
+ * and the controller is not told of it (it measures rates and delays).
+ * `index` (may be NULL): the packet's send index, see on_packet_sent in
+ * rc-controller.h; G_MAXUINT64 for a marker or a packet not reported. */
 gpointer rc_sender_pop (RcSender * s, GstClockTime now,
     RcSenderItemKind * kind, guint64 * index);
 /* A packet that bypasses the queue (pacing off, or no time to pace on)
@@ -128,30 +139,37 @@ void rc_sender_queue_info (RcSender * s, GstClockTime now, guint * packets,
 gboolean rc_sender_on_twcc (RcSender * s, const GstStructure * event,
     GstClockTime now, GstClockTime local_now, RcTwccParseInfo * info);
 /* Per-packet results already on the sender's timebase (rcsim). The array
- * is the caller's; the sender may modify it. */
+ * is the caller's; the session fills in is_fec (see
+ * rc_sender_set_media_pt). */
 void rc_sender_on_packet_results (RcSender * s, RcPacketResult * results,
     guint n, GstClockTime now);
 /* Report blocks, as rc_rtcp_parse() gives them. Blocks about other media
- * SSRCs are dropped; receiver reports are dropped while transport-wide
- * feedback is fresh (it is finer). */
+ * SSRCs are dropped (not TMMBN, whose SSRC names the entry's owner);
+ * receiver reports are dropped while transport-wide feedback is fresh (it
+ * is finer). */
 void rc_sender_on_reports (RcSender * s, const RcReportBlock * blocks,
     guint n, GstClockTime now);
 
 /* ---- decisions */
 /* Runs what is due at `now` and appends RcSenderAction values to
- * `actions`. Returns when to call again even if nothing else happens
- * (the next controller tick), NONE if `now` is. */
+ * `actions`, at most one of each kind. Returns when the next controller
+ * tick is due, NONE if `now` is. */
 GstClockTime rc_sender_poll (RcSender * s, GstClockTime now,
     GArray * actions);
 /* The controller's decision as the session applies it (the watchdog may
  * cap it and names its own phase then). */
 RcDecision rc_sender_get_decision (RcSender * s);
-/* The target last handed to the encoder (the start bitrate at first). */
+/* The target last handed to the encoder (the start bitrate at first); the
+ * decision may differ from it by less than the update policy's 2 % for up
+ * to a second. */
 guint64 rc_sender_get_target (RcSender * s);
+/* The FEC rate last asked for. */
+guint64 rc_sender_get_fec_rate (RcSender * s);
 guint64 rc_sender_get_pacing_rate (RcSender * s);
 RcSenderFeedbackState rc_sender_get_feedback_state (RcSender * s);
 /* The controller's stats plus the session's: controller, state, reason,
- * target-bitrate, fec-bitrate, pacing-bitrate, twcc-events, twcc-rejected,
+ * target-bitrate, fec-bitrate, pacing-bitrate, fec-packets-sent (repair
+ * packets that went through the queue), twcc-events, twcc-rejected,
  * rr-reports, pacing-queue-packets, pacing-queue-bytes, pacing-queue-ms.
  * `now` may be NONE. */
 GstStructure *rc_sender_get_stats (RcSender * s, GstClockTime now);

@@ -131,7 +131,7 @@ rc_twcc_parse (const GstStructure * s, RcSeqUnwrap * uw, GArray * out,
   for (i = 0; i < n; i++) {
     const GValue *pv = list_nth (packets, i);
     const GstStructure *ps;
-    guint64 seq, local = 0, remote = 0, size = 0;
+    guint64 seq, local = 0, remote = 0, size = 0, pt = 0;
     gboolean lost = FALSE, has_remote;
     RcPacketResult r = { 0 };
     guint j;
@@ -171,12 +171,15 @@ rc_twcc_parse (const GstStructure * s, RcSeqUnwrap * uw, GArray * out,
     }
     if (!get_u64 (ps, "size", &size) || size > 65535)
       size = 0;
+    if (!get_u64 (ps, "payload-type", &pt) || pt > 127)
+      pt = G_MAXUINT64;
 
     r.seq = rc_seq_unwrap (uw, (guint16) seq);
     r.send_ts = local;
     r.recv_ts = lost ? GST_CLOCK_TIME_NONE : remote;
     r.size = size;
     r.lost = lost;
+    r.pt = pt == G_MAXUINT64 ? -1 : (gint) pt;
 
     /* Duplicates inside one report: keep the first. */
     for (j = first_out; j < out->len; j++)

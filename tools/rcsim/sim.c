@@ -492,6 +492,7 @@ media_receive (Sim * sim, SimFlow * f, SimPkt * p)
   MediaState *m = f->media;
   RcPacketResult r = { 0 };
 
+  r.pt = -1;                    /* rcsim's packets carry no payload type */
   /* A TWCC receiver knows a packet is missing when a later one arrives. */
   for (; m->rx_next < p->seq; m->rx_next++) {
     r.seq = m->rx_next;
@@ -687,7 +688,6 @@ media_init (Sim * sim, SimFlow * f)
           2));
   m->sr_arrival = GST_CLOCK_TIME_NONE;
   rc_sender_set_ssrc (m->sender, SSRC_BASE + f->id);
-  rc_sender_set_clock_rate (m->sender, RTP_CLOCK_RATE);
   if (f->start >= f->stop)
     return;
   sim_schedule (sim, f->start, media_frame, f, 0);

@@ -20,6 +20,8 @@ typedef struct
   guint64 fec_bps;
   guint sent, sent_fec, feedback, packets, reports, ticks;
   guint64 last_index;
+  gboolean climb;               /* on_tick raises the rate by 10 % */
+  guint fec_results;
 } Trivial;
 
 static void
@@ -33,9 +35,13 @@ trivial_on_feedback (RcController * c, const RcFeedback * fb,
     GstClockTime now)
 {
   Trivial *t = (Trivial *) c;
+  guint i;
+
   t->feedback++;
   t->packets += fb->n_packets;
   t->reports += fb->n_reports;
+  for (i = 0; i < fb->n_packets; i++)
+    t->fec_results += fb->packets[i].is_fec;
 }
 
 static void
@@ -51,7 +57,11 @@ trivial_on_packet_sent (RcController * c, guint64 index, guint size,
 static void
 trivial_on_tick (RcController * c, GstClockTime now)
 {
-  ((Trivial *) c)->ticks++;
+  Trivial *t = (Trivial *) c;
+
+  t->ticks++;
+  if (t->climb)
+    t->rate *= 1.1;
 }
 
 static void
@@ -259,6 +269,15 @@ GST_START_TEST (test_feedback_stops_and_returns)
   fail_unless_equals_int (rc_sender_get_feedback_state (s),
       RC_SENDER_FEEDBACK_HOLD);
   fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 500000);
+  /* Held: a controller that climbs on its own timer is capped. */
+  trivial_of (s)->climb = TRUE;
+  send_one (s, t, a);
+  t += 200 * MS;
+  send_one (s, t, a);
+  fail_unless (trivial_of (s)->rate > 500000);
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 500000);
+  trivial_of (s)->climb = FALSE;
+  trivial_of (s)->rate = 500000;
   for (; t <= 4 * S; t += 10 * MS)
     send_one (s, t, a);
   fail_unless_equals_int (rc_sender_get_feedback_state (s),
@@ -426,6 +445,16 @@ GST_START_TEST (test_pacing_queue)
   fail_unless_equals_uint64 (c->last_index, 2);
   fail_unless_equals_uint64 (rc_sender_next_send (s), GST_CLOCK_TIME_NONE);
 
+  /* Without a time a packet leaves unreported: no index, no gap. */
+  rc_sender_push (s, GUINT_TO_POINTER (6), 1000, RC_SENDER_ITEM_MEDIA, 31 * MS);
+  fail_unless_equals_pointer (rc_sender_pop (s, GST_CLOCK_TIME_NONE, &kind,
+          &index), GUINT_TO_POINTER (6));
+  fail_unless_equals_uint64 (index, G_MAXUINT64);
+  fail_unless_equals_int (c->sent, 3);
+  rc_sender_push (s, GUINT_TO_POINTER (7), 1000, RC_SENDER_ITEM_MEDIA, 32 * MS);
+  fail_unless (rc_sender_pop (s, 100 * MS, &kind, &index) != NULL);
+  fail_unless_equals_uint64 (index, 3);
+
   /* Flush drops what is queued. */
   rc_sender_push (s, GUINT_TO_POINTER (5), 1000, RC_SENDER_ITEM_MEDIA, 40 * MS);
   rc_sender_flush (s, NULL);
@@ -493,7 +522,6 @@ GST_START_TEST (test_report_arbitration)
   s = new_sender ("trivial", FALSE);
   c = trivial_of (s);
   rc_sender_set_ssrc (s, 1234);
-  rc_sender_set_clock_rate (s, 90000);
   b[0] = rr_block (1234, 0.1);
   b[1] = rr_block (4321, 0.5);
   b[2] = rr_block (1234, 0.0);
@@ -515,6 +543,42 @@ GST_START_TEST (test_report_arbitration)
   fail_unless (gst_structure_get_uint64 (st, "rr-reports", &rr));
   fail_unless_equals_uint64 (rr, 3);
   gst_structure_free (st);
+  /* A TMMBN names the owner of its entry, not our stream: it passes. */
+  b[0].kind = RC_REPORT_TMMBN;
+  b[0].media_ssrc = 99;
+  rc_sender_on_reports (s, b, 1, 6 * S);
+  fail_unless_equals_int (c->reports, 4);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* Per-packet results of another payload type than the media's are repair
+ * packets. */
+GST_START_TEST (test_fec_results_marked)
+{
+  RcSender *s;
+  RcPacketResult r[3] = { {0} };
+  guint i;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  for (i = 0; i < 3; i++) {
+    r[i].seq = i;
+    r[i].send_ts = 0;
+    r[i].recv_ts = 20 * MS;
+    r[i].size = 1000;
+  }
+  r[0].pt = 96;
+  r[1].pt = 100;
+  r[2].pt = -1;
+  /* Media payload type unknown: nothing is marked. */
+  rc_sender_on_packet_results (s, r, 3, 50 * MS);
+  fail_unless_equals_int (trivial_of (s)->fec_results, 0);
+  rc_sender_set_media_pt (s, 96);
+  rc_sender_on_packet_results (s, r, 3, 100 * MS);
+  fail_unless_equals_int (trivial_of (s)->fec_results, 1);
+  fail_unless (r[1].is_fec && !r[0].is_fec && !r[2].is_fec);
   rc_sender_free (s);
 }
 
@@ -655,6 +719,7 @@ sender_suite (void)
   tcase_add_test (tc, test_pacing_queue);
   tcase_add_test (tc, test_tick_cadence);
   tcase_add_test (tc, test_report_arbitration);
+  tcase_add_test (tc, test_fec_results_marked);
   tcase_add_test (tc, test_twcc_translation);
   tcase_add_test (tc, test_registry);
   tcase_add_test (tc, test_registered_controller_in_rcsim);

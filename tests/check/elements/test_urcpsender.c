@@ -401,6 +401,9 @@ static const StatsField stats_fields[] = {
   {"pacing-queue-packets", G_TYPE_UINT},
   {"pacing-queue-bytes", G_TYPE_UINT64},
   {"pacing-queue-ms", G_TYPE_DOUBLE},
+  {"fec-packets-sent", G_TYPE_UINT64},
+  {"fec-bitrate", G_TYPE_UINT64},
+  {"pacing-bitrate", G_TYPE_UINT64},
   {"encoder", G_TYPE_STRING},
 };
 
@@ -694,6 +697,37 @@ GST_START_TEST (test_property_roundtrip)
   g_value_unset (&got);
   g_value_unset (&want);
   gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Repair packets from a fecenc upstream are told apart from media by
+ * their SSRC (flexfec) or payload type (ULPFEC) and counted as FEC; they do
+ * not change which stream the element thinks is its media. */
+GST_START_TEST (test_fec_packets_classified)
+{
+  GstHarness *h = sender_harness_new (CAPS_TWCC, "pacing", FALSE, NULL);
+  static const struct
+  {
+    guint32 ssrc;
+    guint8 pt;
+  } pkts[] = { {SSRC, 96}, {4321, 100}, {SSRC, 96}, {SSRC, 100}, {SSRC, 96} };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pkts); i++) {
+    GstBuffer *b = rtp_buffer_new (i, PKT_SIZE);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+    fail_unless (gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp));
+    gst_rtp_buffer_set_ssrc (&rtp, pkts[i].ssrc);
+    gst_rtp_buffer_set_payload_type (&rtp, pkts[i].pt);
+    gst_rtp_buffer_unmap (&rtp);
+    fail_unless (gst_harness_set_time (h, i * 10 * MS));
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  fail_unless_equals_uint64 (stats_u64 (h->element, "fec-packets-sent"), 2);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1779,6 +1813,7 @@ urcpsender_suite (void)
   tc = tcase_create ("pacing");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_pacing_off_passthrough);
+  tcase_add_test (tc, test_fec_packets_classified);
   tcase_add_test (tc, test_pacing_spreads_burst);
   tcase_add_test (tc, test_pacing_rate_small_burst);
   tcase_add_test (tc, test_pacing_queue_bound);
