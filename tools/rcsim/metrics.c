@@ -53,7 +53,8 @@ typedef struct
 
 typedef struct
 {
-  guint64 *bytes;               /* per bin, by departure */
+  guint64 *bytes;               /* per bin, by departure (delivered or lost
+                                 * after the queue) */
   gdouble *qd_sum_ms;
   guint32 *qd_n;
   gdouble *cap_bps;             /* mean capacity per bin */
@@ -61,7 +62,8 @@ typedef struct
   GstClockTime *last_departed;  /* logged: latest departure of the packets
                                  * that entered in the bin and were queued */
   GArray *qdelay_ms;            /* gfloat, every delivered packet */
-  guint64 window_bytes;         /* departed inside [util_from, util_to) */
+  guint64 window_bytes;         /* departed inside [util_from, util_to),
+                                 * delivered or lost after the queue */
 } LinkAcc;
 
 struct _SimMetrics
@@ -239,6 +241,20 @@ sim_metrics_enter (SimMetrics * m, const SimMetricsPacket * p)
   }
 }
 
+/* A packet left the bottleneck at p->departed, delivered or lost after
+ * it: either way it used the link's capacity, so it counts toward the
+ * link's rate and utilization. */
+static void
+count_departure (SimMetrics * m, const SimMetricsPacket * p)
+{
+  LinkAcc *acc = &m->acc[p->link];
+
+  acc->bytes[bin_of (m, p->departed)] += p->size;
+  if (p->departed >= m->util_from && p->departed < m->util_to &&
+      p->link == SIM_LINK_FORWARD)
+    acc->window_bytes += p->size;
+}
+
 static void
 leave_delivered (SimMetrics * m, const SimMetricsPacket * p)
 {
@@ -251,13 +267,10 @@ leave_delivered (SimMetrics * m, const SimMetricsPacket * p)
   gdouble qd = (gdouble) (owd - MIN (prop, owd)) / GST_MSECOND;
   gfloat qdf = (gfloat) qd;
 
-  acc->bytes[db] += p->size;
+  count_departure (m, p);
   acc->qd_sum_ms[db] += qd;
   acc->qd_n[db]++;
   g_array_append_val (acc->qdelay_ms, qdf);
-  if (p->departed >= m->util_from && p->departed < m->util_to &&
-      p->link == SIM_LINK_FORWARD)
-    acc->window_bytes += p->size;
   if (is_data (p->kind)) {
     f->delivered_pkts++;
     b->delivered_pkts++;
@@ -291,6 +304,7 @@ sim_metrics_leave (SimMetrics * m, const SimMetricsPacket * p)
       }
       break;
     case SIM_FATE_LOST:
+      count_departure (m, p);
       if (data) {
         f->lost_link++;
         f->bins[bin_of (m, p->departed)].lost_pkts++;

@@ -22,6 +22,9 @@ separately:
   urcp-clean-utilization   URCP alone on a clean 1 Mbit/s, 50 ms link:
                    >= 90 % utilization (the foundation issue's acceptance)
   urcp-wimax-utilization   the same on the WiMAX-like noisy profile, mean of 10 seeds
+  utilization-counts-lost  packets lost after the queue (Bernoulli,
+                   Gilbert-Elliott) count as link use: a CBR flow at the
+                   link's rate with 20 % loss still has utilization ~1
   from-log         --from-log on a hand-made packet log (a drop, a link loss,
                    a skipped flow): utilization, goodput, send rate,
                    queueing delay mean/p95 and loss_pre as computed here by
@@ -305,6 +308,35 @@ def test_urcp_wimax_utilization(c):
     check(min(utils) >= 0.80, f"noisy-wimax: a seed at {min(utils):.1%} < 80 %")
 
 
+def test_utilization_counts_lost(c):
+    # A CBR flow at exactly the link's rate keeps the bottleneck busy; the
+    # loss model then loses a fifth of what crossed it (Bernoulli, and
+    # Gilbert-Elliott with the same stationary loss: p / (p + r) = 0.2).
+    # Those packets used the capacity, so utilization stays ~1 while the
+    # goodput is ~80 % of the link.
+    tmp = tempfile.mkdtemp(prefix="rcsim-util-")
+    try:
+        for model in ("loss-model=bernoulli\nloss-rate=0.2\n",
+                      "loss-model=gilbert-elliott\nge-p=0.05\nge-r=0.2\n"):
+            scen = os.path.join(tmp, "lossy.ini")
+            open(scen, "w").write(
+                "[scenario]\nname=lossy\nduration=20\n"
+                "[link]\ncapacity=1000000\nqueue-limit-ms=300\noverhead=28\n" + model +
+                "[flow:cbr]\nkind=cbr\nrate=1000000\npacket-size=1000\ndelay-ms=20\n")
+            j, _ = c.json(scen)
+            u = j["link"]["utilization"]
+            f = j["flows"][0]
+            print(f"{model.split(chr(10))[0]}: utilization {u:.4f}, goodput "
+                  f"{f['goodput_kbps']:.1f} kbit/s, loss {f['loss_pre']:.4f}")
+            check(0.15 < f["loss_pre"] < 0.25, f"loss {f['loss_pre']}, want ~0.2")
+            check(u >= 0.99, f"{model!r}: utilization {u:.4f}: packets lost after "
+                  "the queue are not counted as link use")
+            check(abs(f["goodput_kbps"] / 1000 - (1 - f["loss_pre"])) < 0.01,
+                  f"goodput {f['goodput_kbps']} vs loss {f['loss_pre']}")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def test_from_log(c):
     ms = 1000000  # ns
     tmp = tempfile.mkdtemp(prefix="rcsim-log-")
@@ -346,9 +378,10 @@ def test_from_log(c):
         mean = sum(qd) / len(qd)                                  # 13 ms
         p95 = qd[-1]                                              # rank ceil(0.95 * 4) = 4
         delivered = len(qd)
-        # Utilization: bytes that left the forward link during [0, 2 s)
-        # (the lost packet's do not count) over 1 Mbit/s * 2 s.
-        util = delivered * 1000 * 8 / (1e6 * 2)                   # 0.016
+        # Utilization: bytes that left the forward link during [0, 2 s),
+        # the lost packet's too (it crossed the bottleneck), over
+        # 1 Mbit/s * 2 s.
+        util = (delivered + 1) * 1000 * 8 / (1e6 * 2)             # 0.020
         goodput = delivered * 1000 * 8 / 2 / 1000                 # 16 kbit/s
         send = len(media) * 1000 * 8 / 2 / 1000                   # 24 kbit/s
         loss = 2 / (delivered + 2)                                # drop + loss
@@ -397,6 +430,7 @@ TESTS = {
     "urcp-clean-utilization": test_urcp_clean_utilization,
     "urcp-wimax-utilization": test_urcp_wimax_utilization,
     "from-log": test_from_log,
+    "utilization-counts-lost": test_utilization_counts_lost,
 }
 
 
