@@ -13,7 +13,8 @@
  * (bit/s of buffer bytes, plus #GstLinkSim:overhead bytes per packet: by
  * default 28, the IPv4 + UDP headers a UDP payload has on the wire). A
  * packet that does not fit the queue (#GstLinkSim:queue-limit-bytes, or
- * #GstLinkSim:queue-limit-ms at the current capacity) is dropped at the
+ * #GstLinkSim:queue-limit-ms at the capacity of the moment; for a trace,
+ * the delivery opportunities in the next queue-limit-ms) is dropped at the
  * tail. After the queue a packet may be lost (Bernoulli or Gilbert-Elliott)
  * and is then delayed by its flow's propagation delay (#GstLinkSim:delay,
  * or the `delay` property of its `sink_N` pad) plus delay noise; a flow's
@@ -63,7 +64,8 @@
  * pad property: `linksim name=l sink_1::delay=80000000 ...`.
  *
  * ## Statistics
- * #GstLinkSim:stats has, for the whole link: `capacity` (bit/s now),
+ * #GstLinkSim:stats has, for the whole link: `capacity` (bit/s now; for a
+ * trace, its opportunities in the next 200 ms),
  * `queue-bytes` and `queue-delay-ms` (backlog now and the queueing delay a
  * packet entering now would see), `packets-in`, `bytes-in` (offered),
  * `packets-out`, `bytes-out` (delivered), `dropped-queue` (tail drops),
@@ -804,7 +806,7 @@ start (GstLinkSim * self)
   link = rc_link_new (&cfg);
   GST_INFO_OBJECT (self, "capacity %s %" G_GUINT64_FORMAT " bit/s, queue "
       "limit %" G_GUINT64_FORMAT " B / %u ms, noise %s, loss %s, seed %u",
-      cfg.mode == RC_CAPACITY_TRACE ? "trace, mean" :
+      cfg.mode == RC_CAPACITY_TRACE ? "trace, first 200 ms" :
       cfg.mode == RC_CAPACITY_SCHEDULE ? "schedule, first" : "constant",
       rc_link_capacity_at (link, 0), cfg.queue_limit_bytes,
       (guint) (cfg.queue_limit_time / GST_MSECOND),

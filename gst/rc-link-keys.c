@@ -61,7 +61,8 @@ const RcLinkKey rc_link_keys[RC_LINK_N_KEYS] = {
       RC_LINK_TYPE_STRING, 0},
   /* RFC 8867 sec. 5: a bottleneck queue of 300 ms. */
   [RC_LINK_KEY_QUEUE_LIMIT_MS] = {"queue-limit-ms", "Queue limit (ms)",
-        "Tail-drop limit as time to drain at the current capacity (ms); "
+        "Tail-drop limit as time to drain at the capacity of the moment "
+        "(ms; trace: its delivery opportunities in the next queue-limit-ms); "
         "0: none. Ignored when queue-limit-bytes is set", "ms",
         RC_LINK_TYPE_UINT, RC_LINK_KEY_LIVE,
         UINT_RANGE (0, MAX_QUEUE_LIMIT_MS, 300),

@@ -145,7 +145,6 @@ struct _RcLink
 {
   RcLinkConfig cfg;             /* owns its steps / trace copies */
   GstClockTime trace_period;    /* ns */
-  guint64 trace_bps;            /* mean rate of the trace */
 
   PktFifo queue;
   guint64 queue_bytes;          /* sizes of all packets in `queue` */
@@ -494,8 +493,6 @@ rc_link_new (const RcLinkConfig * cfg)
         sizeof (guint32));
     l->cfg.n_trace = cfg->n_trace;
     l->trace_period = cfg->trace_ms[cfg->n_trace - 1] * GST_MSECOND;
-    l->trace_bps = gst_util_uint64_scale (cfg->n_trace,
-        TRACE_OPPORTUNITY_BYTES * 8 * GST_SECOND, l->trace_period);
   }
   l->rng = cfg->seed;
   l->noise_prev = (gdouble) cfg->noise.mean;
@@ -589,11 +586,13 @@ opp_time (RcLink * l, guint64 k)
       GST_MSECOND;
 }
 
-/* Index of the first opportunity at or after t. */
+/* Index of the first opportunity at or after t. A loop's last entry is
+ * the period, so its opportunity is at the next loop's start: at t = k x
+ * period exactly the search starts in loop k - 1, which has it. */
 static guint64
 first_opp_at (RcLink * l, GstClockTime t)
 {
-  guint64 loop = t / l->trace_period;
+  guint64 loop = t > 0 ? (t - 1) / l->trace_period : 0;
   GstClockTime base = loop * l->trace_period;
   guint lo = 0, hi = l->cfg.n_trace;
 
@@ -605,6 +604,35 @@ first_opp_at (RcLink * l, GstClockTime t)
       hi = mid;
   }
   return loop * l->cfg.n_trace + lo;
+}
+
+/* Opportunities at times in [from, to). */
+static guint64
+opps_in (RcLink * l, GstClockTime from, GstClockTime to)
+{
+  return to > from ? first_opp_at (l, to) - first_opp_at (l, from) : 0;
+}
+
+/* TRACE: the queue limit at t for a limit of `time` (see
+ * rc_link_queue_limit_at): the opportunities in [t, t + time); in a gap
+ * longer than `time`, those in the `time` that ends with the last
+ * opportunity before t (before the first one: that starts with it). */
+static guint64
+trace_limit_bytes (RcLink * l, GstClockTime t, GstClockTime time)
+{
+  guint64 n = opps_in (l, t, t + time), k;
+
+  if (n == 0) {
+    k = first_opp_at (l, t);
+    if (k > 0) {
+      GstClockTime o = opp_time (l, k - 1);
+      n = opps_in (l, o + 1 > time ? o + 1 - time : 0, o + 1);
+    } else {
+      GstClockTime o = opp_time (l, 0);
+      n = opps_in (l, o, o + time);
+    }
+  }
+  return n * TRACE_OPPORTUNITY_BYTES;
 }
 
 /* Serves a packet that entered at `enq` and has `*left` nanobits to go,
@@ -767,8 +795,45 @@ rc_link_capacity_at (RcLink * l, GstClockTime t)
   GstClockTime until;
 
   if (l->cfg.mode == RC_CAPACITY_TRACE)
-    return l->trace_bps;
+    return gst_util_uint64_scale (rc_link_capacity_bits (l, t,
+            t + RC_LINK_TRACE_RATE_WINDOW), GST_SECOND,
+        RC_LINK_TRACE_RATE_WINDOW);
   return rate_at (l, t, &until);
+}
+
+guint64
+rc_link_capacity_bits (RcLink * l, GstClockTime from, GstClockTime to)
+{
+  guint64 bits = 0;
+
+  if (to <= from)
+    return 0;
+  if (l->cfg.mode == RC_CAPACITY_TRACE)
+    return opps_in (l, from, to) * TRACE_OPPORTUNITY_BYTES * 8;
+  while (from < to) {
+    GstClockTime until, end;
+    guint64 rate = rate_at (l, from, &until);
+
+    end = GST_CLOCK_TIME_IS_VALID (until) && until < to ? until : to;
+    bits += gst_util_uint64_scale (rate, end - from, GST_SECOND);
+    from = end;
+  }
+  return bits;
+}
+
+guint64
+rc_link_queue_limit_at (RcLink * l, GstClockTime t)
+{
+  GstClockTime time = l->cfg.queue_limit_time;
+
+  if (l->cfg.queue_limit_bytes > 0)
+    return l->cfg.queue_limit_bytes;
+  if (time == 0)
+    return G_MAXUINT64;
+  if (l->cfg.mode == RC_CAPACITY_TRACE)
+    return trace_limit_bytes (l, t, time);
+  return gst_util_uint64_scale (time, rc_link_capacity_at (l, t),
+      8 * GST_SECOND);
 }
 
 guint64
@@ -818,13 +883,7 @@ rc_link_enqueue (RcLink * l, guint flow, guint size, gpointer data,
   f->st.packets_in++;
   f->st.bytes_in += size;
 
-  if (l->cfg.queue_limit_bytes > 0)
-    limit = l->cfg.queue_limit_bytes;
-  else if (l->cfg.queue_limit_time > 0)
-    limit = gst_util_uint64_scale (l->cfg.queue_limit_time,
-        rc_link_capacity_at (l, now), 8 * GST_SECOND);
-  else
-    limit = G_MAXUINT64;
+  limit = rc_link_queue_limit_at (l, now);
   if (backlog + size > limit) {
     f->st.dropped_queue++;
     return FALSE;

@@ -92,7 +92,8 @@ typedef struct
 
   guint64 queue_limit_bytes;    /* tail-drop limit in bytes; 0 = use queue_limit_time */
   GstClockTime queue_limit_time;        /* limit as time at the current capacity
-                                         * (RFC 8867 sec. 5: 300 ms); 0 = no limit */
+                                         * (RFC 8867 sec. 5: 300 ms), per instant:
+                                         * rc_link_queue_limit_at(); 0 = no limit */
 
   RcDelayNoise noise;
   RcLossModel loss;
@@ -172,8 +173,30 @@ void rc_link_set_capacity (RcLink * l, guint64 bps, GstClockTime now);
 void rc_link_set_noise (RcLink * l, const RcDelayNoise * noise);
 void rc_link_set_loss (RcLink * l, const RcLossModel * loss);
 void rc_link_set_queue_limit (RcLink * l, guint64 bytes, GstClockTime time);
-/* Capacity in force at `t` (TRACE: the trace's mean rate). */
+/* A trace's rate "at t" is that of its delivery opportunities in
+ * [t, t + RC_LINK_TRACE_RATE_WINDOW): 200 ms, the bin of rcsim's time
+ * series, so linksim's `capacity` stat at a bin's start is that bin's
+ * capacity in capacity.csv. */
+#define RC_LINK_TRACE_RATE_WINDOW (200 * GST_MSECOND)
+/* Capacity in force at `t`, bit/s: the constant or the schedule's rate at
+ * t; TRACE: 1500 bytes per opportunity in [t, t + RC_LINK_TRACE_RATE_WINDOW)
+ * over that window. */
 guint64 rc_link_capacity_at (RcLink * l, GstClockTime t);
+/* Bits the link can put on the wire in [from, to): the integral of the
+ * rate (rounded down per schedule step); TRACE: 1500 x 8 bits per
+ * delivery opportunity in [from, to). Over a window, divided by its
+ * length, it is the mean capacity the metrics report. */
+guint64 rc_link_capacity_bits (RcLink * l, GstClockTime from,
+    GstClockTime to);
+/* The tail-drop limit in bytes for a packet entering at `t`: accepted iff
+ * backlog + size <= it. queue_limit_bytes when set; else, with
+ * queue_limit_time L, what the link drains in L at the capacity of that
+ * moment: L x the rate at t (constant, schedule), or for a trace 1500
+ * bytes x the delivery opportunities in [t, t + L) (the bytes it can
+ * serve in the next L); in a trace gap longer than L, the opportunities
+ * in the L that ends with the last one before t (before the first one:
+ * the L that starts with it). G_MAXUINT64: no limit. */
+guint64 rc_link_queue_limit_at (RcLink * l, GstClockTime t);
 
 /* A packet enters at `now`. FALSE: tail-dropped (the caller still owns
  * `data`). TRUE: the link holds it until rc_link_pop returns it. */

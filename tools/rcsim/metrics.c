@@ -18,8 +18,6 @@
 #define CONV_FRACTION 0.8
 #define CONV_HOLD_BINS 25
 #define CONV_SMOOTH_BINS 5
-/* Capacity integration step for utilization and fair shares. */
-#define CAP_STEP GST_MSECOND
 
 /* One SIM_BIN of one flow. */
 typedef struct
@@ -450,26 +448,24 @@ derive_samples (SimMetrics * m)
   }
 }
 
+/* The capacity per instant, integrated exactly (rc_link_capacity_bits):
+ * a schedule's rate, or a trace's delivery opportunities, in each bin and
+ * over the utilization window. */
 static void
 integrate_capacity (SimMetrics * m)
 {
   guint l, b;
-  GstClockTime t;
 
   for (l = 0; l < 2; l++) {
     for (b = 0; b < m->n_bins; b++) {
       GstClockTime from = b * SIM_BIN, to = MIN ((b + 1) * SIM_BIN, m->end);
-      gdouble sum = 0;
-      guint n = 0;
-      for (t = from; t < to; t += CAP_STEP, n++)
-        sum += (gdouble) rc_link_capacity_at (m->links[l], t);
-      m->acc[l].cap_bps[b] = n ? sum / n : 0;
+      m->acc[l].cap_bps[b] = to > from ?
+          (gdouble) rc_link_capacity_bits (m->links[l], from, to) /
+          ((gdouble) (to - from) / GST_SECOND) : 0;
     }
   }
-  m->util_cap_bits = 0;
-  for (t = m->util_from; t < m->util_to; t += CAP_STEP)
-    m->util_cap_bits += (gdouble) rc_link_capacity_at (m->links[0], t) *
-        ((gdouble) MIN (CAP_STEP, m->util_to - t) / GST_SECOND);
+  m->util_cap_bits = (gdouble) rc_link_capacity_bits (m->links[0],
+      m->util_from, m->util_to);
 }
 
 void

@@ -315,8 +315,17 @@ GST_START_TEST (test_trace_replay)
   /* No propagation delay: popping at an arrival time moves the link's time
    * to it, and the steps below enqueue between departures. */
   f = rc_link_add_flow (l, 0);
-  /* Mean rate: 4 x 1500 B per 5 ms. */
-  fail_unless_equals_uint64 (rc_link_capacity_at (l, 0), 9600000);
+  /* The rate at 0 is that of [0, 200 ms): 40 loops of 4 opportunities
+   * but the one at 200 ms, 159 x 1500 B in 0.2 s (the mean of the trace
+   * is 4 x 1500 B per 5 ms, 9.6 Mbit/s). [0, 5 ms) has the three at 1, 1
+   * and 3 ms; [5, 10 ms) the four at 5, 6, 6 and 8 ms. */
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 0), 9540000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 0, 5 * MS),
+      3 * 12000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 5 * MS, 10 * MS),
+      4 * 12000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 0, 1 * S),
+      (4 * 200 - 1) * 12000);
 
   for (i = 0; i < 4; i++)
     fail_unless (rc_link_enqueue (l, f, 1500, NULL, 0));
@@ -373,6 +382,99 @@ GST_START_TEST (test_trace_replay)
       3 * MS);
   drain_from (l, out, 16, 1000031500 * US);
   fail_unless_equals_uint64 (out[2].departed, 1000034500 * US);
+  rc_link_free (l);
+}
+
+GST_END_TEST;
+
+/* The capacity and the time-based queue limit per instant. Trace, period
+ * 1 s: an opportunity every ms from 1 to 100 ms (12 Mbit/s), then at 200,
+ * 300, 400 and 500 ms, then a gap to 1000 ms (the period, so the next
+ * loop's first opportunity is at 1000 ms, then 1001 ...). A schedule's
+ * integral over a window. */
+GST_START_TEST (test_capacity_and_limit_per_instant)
+{
+  GString *trace = g_string_new (NULL);
+  RcLinkConfig cfg;
+  RcLink *l;
+  guint f, i;
+  RcLinkPacket p;
+
+  for (i = 1; i <= 100; i++)
+    g_string_append_printf (trace, "%u\n", i);
+  g_string_append (trace, "200\n300\n400\n500\n1000\n");
+  rc_link_config_init (&cfg);
+  fail_unless (rc_link_parse_trace (trace->str, &cfg.trace_ms, &cfg.n_trace,
+          NULL));
+  g_string_free (trace, TRUE);
+  cfg.mode = RC_CAPACITY_TRACE;
+  cfg.queue_limit_time = 300 * MS;
+  l = rc_link_new (&cfg);
+  rc_link_config_clear (&cfg);
+  f = rc_link_add_flow (l, 0);
+
+  /* The rate at t: 1500 B per opportunity in [t, t + 200 ms), not the
+   * trace's mean (105 per s: 1.26 Mbit/s). */
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 0), 6000000);
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 200 * MS), 120000);
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 600 * MS), 0);
+  /* At 1 s: loop 0's last opportunity and loop 1's first 100. */
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 1 * S), 6060000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 0, 1 * S),
+      104 * 12000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 1 * S, 2 * S),
+      105 * 12000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 150 * MS, 150 * MS),
+      0);
+
+  /* queue-limit-ms 300: the bytes of the opportunities in the next 300 ms.
+   * At 0: 1..100 ms and 200 ms. At 250 ms: 300, 400, 500 ms. */
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 0), 101 * 1500);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 250 * MS),
+      3 * 1500);
+  /* In the gap (none in [600, 900) ms): the 300 ms that end with the last
+   * opportunity, (200, 500] ms. */
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 600 * MS),
+      3 * 1500);
+  /* The link holds that much, and not one byte more. */
+  for (i = 0; i < 3; i++)
+    fail_unless (rc_link_enqueue (l, f, 1500, NULL, 600 * MS));
+  fail_if (rc_link_enqueue (l, f, 1, NULL, 600 * MS));
+  /* They leave at the next opportunities, 1000, 1001 and 1002 ms. */
+  p = pop_one (l, 1002 * MS);
+  fail_unless_equals_uint64 (p.departed, 1000 * MS);
+  while (rc_link_pop (l, 2 * S, &p));
+  /* Another limit: 150 ms. In the gap: (350, 500] ms. */
+  rc_link_set_queue_limit (l, 0, 150 * MS);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 2600 * MS),
+      2 * 1500);
+  /* From 2 s: loop 1's last opportunity (2000 ms) and 2001..2100 ms. */
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 2000 * MS),
+      101 * 1500);
+  /* Bytes override time; no limit at all. */
+  rc_link_set_queue_limit (l, 7000, 150 * MS);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 2600 * MS), 7000);
+  rc_link_set_queue_limit (l, 0, 0);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 2600 * MS),
+      G_MAXUINT64);
+  rc_link_free (l);
+
+  /* Schedule: 500 kbit/s before 0.5 s, 1 Mbit/s to 1 s, 2 Mbit/s to
+   * 1.0125 s, then 8 kbit/s. */
+  rc_link_config_init (&cfg);
+  cfg.capacity_bps = 500000;
+  fail_unless (rc_link_parse_schedule ("0.5:1000000,1:2000000,1.0125:8000",
+          &cfg.steps, &cfg.n_steps, NULL));
+  cfg.mode = RC_CAPACITY_SCHEDULE;
+  l = rc_link_new (&cfg);
+  rc_link_config_clear (&cfg);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 0, 2 * S),
+      250000 + 500000 + 25000 + 7900);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 750 * MS, 1 * S),
+      250000);
+  /* 300 ms at the rate of the moment. */
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 0), 18750);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 1 * S), 75000);
   rc_link_free (l);
 }
 
@@ -1125,6 +1227,7 @@ link_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_schedule_replay);
   tcase_add_test (tc, test_trace_replay);
+  tcase_add_test (tc, test_capacity_and_limit_per_instant);
 
   tc = tcase_create ("noise");
   suite_add_tcase (s, tc);

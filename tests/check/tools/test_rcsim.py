@@ -25,6 +25,9 @@ separately:
   utilization-counts-lost  packets lost after the queue (Bernoulli,
                    Gilbert-Elliott) count as link use: a CBR flow at the
                    link's rate with 20 % loss still has utilization ~1
+  trace-capacity   on a Mahimahi trace link the capacity in capacity.csv
+                   and the fair share are each bin's delivery opportunities
+                   (not the trace's mean), and the link never carries more
   from-log         --from-log on a hand-made packet log (a drop, a link loss,
                    a skipped flow): utilization, goodput, send rate,
                    queueing delay mean/p95 and loss_pre as computed here by
@@ -337,6 +340,59 @@ def test_utilization_counts_lost(c):
         shutil.rmtree(tmp)
 
 
+def trace_opportunities(path):
+    """A Mahimahi trace's opportunity times in ms, and its period."""
+    ms = [int(x) for x in open(path).read().split()]
+    return ms, ms[-1]
+
+
+def test_trace_capacity(c):
+    # tests/scenarios/traces/two-rates.trace: an opportunity every 8 ms for
+    # 2 s (1.5 Mbit/s), then every 25 ms for 2 s (480 kbit/s), looping. The
+    # capacity rcsim reports is the trace's per instant: each 200 ms bin's
+    # opportunities x 1500 B over the bin, not the trace's mean (990
+    # kbit/s), and what leaves the link never runs ahead of it.
+    trace = os.path.abspath(os.path.join(c.scen_dir, "traces", "two-rates.trace"))
+    opps, period = trace_opportunities(trace)
+    tmp = tempfile.mkdtemp(prefix="rcsim-trace-")
+    try:
+        scen = os.path.join(tmp, "trace.ini")
+        open(scen, "w").write(
+            "[scenario]\nname=trace\nduration=20\n"
+            f"[link]\ntrace-file={trace}\nqueue-limit-ms=300\noverhead=28\n"
+            "[flow:video]\nkind=media\ndelay-ms=20\n")
+        d = os.path.join(tmp, "csv")
+        j, _ = c.json(scen, "--csv", d)
+        import csv
+        cap = list(csv.DictReader(open(os.path.join(d, "capacity.csv"))))
+        flow = list(csv.DictReader(open(os.path.join(d, "flow-0.csv"))))
+        check(len(cap) == 100, f"capacity.csv: {len(cap)} rows")
+        sent_bits = cap_bits = 0.0
+        for b, row in enumerate(cap):
+            lo, hi = b * 200, (b + 1) * 200
+            n = sum(1 for k in range(hi // period + 1) for o in opps if lo <= k * period + o < hi)
+            want = n * 1500 * 8 / 0.2 / 1000
+            check(abs(float(row["capacity_kbps"]) - want) < 1e-3,
+                  f"bin {b}: capacity {row['capacity_kbps']} kbit/s, want {want} "
+                  f"({n} opportunities)")
+            check(abs(float(flow[b]["fair_share_kbps"]) - want) < 1e-3,
+                  f"bin {b}: fair share {flow[b]['fair_share_kbps']}, want {want}")
+            # Cumulative: what left by the bin's end is at most what the
+            # opportunities up to then carry, plus one packet that the
+            # bin before started.
+            sent_bits += float(row["link_kbps"]) * 0.2 * 1000
+            cap_bits += want * 0.2 * 1000
+            check(sent_bits <= cap_bits + 1500 * 8 + 1e-6,
+                  f"bin {b}: {sent_bits:.0f} bits left the link, its opportunities carry {cap_bits:.0f}")
+        rates = sorted({round(float(r["capacity_kbps"])) for r in cap})
+        check(rates[0] < 500 and rates[-1] >= 1500, f"capacity does not follow the trace: {rates}")
+        u = j["link"]["utilization"]
+        check(0 < u <= 1.0001, f"utilization {u}")
+        print(f"trace: capacity per bin {rates[0]}..{rates[-1]} kbit/s, utilization {u:.3f}")
+    finally:
+        shutil.rmtree(tmp)
+
+
 def test_from_log(c):
     ms = 1000000  # ns
     tmp = tempfile.mkdtemp(prefix="rcsim-log-")
@@ -431,6 +487,7 @@ TESTS = {
     "urcp-wimax-utilization": test_urcp_wimax_utilization,
     "from-log": test_from_log,
     "utilization-counts-lost": test_utilization_counts_lost,
+    "trace-capacity": test_trace_capacity,
 }
 
 
