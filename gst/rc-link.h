@@ -69,8 +69,17 @@ typedef struct
 typedef struct
 {
   GstClockTime at;              /* link time the step starts */
-  guint64 bps;
+  guint64 bps;                  /* 0: an outage (never the last step) */
 } RcCapacityStep;
+
+/* A loss episode: a packet accepted into the link at a time in
+ * [from, to) is lost after the queue with probability `rate`, on top of
+ * the loss model (a packet is lost if either loses it). */
+typedef struct
+{
+  GstClockTime from, to;
+  gdouble rate;                 /* 0..1 */
+} RcLossEpisode;
 
 typedef enum
 {
@@ -97,6 +106,8 @@ typedef struct
 
   RcDelayNoise noise;
   RcLossModel loss;
+  RcLossEpisode *episodes;      /* in time order, not overlapping; copied */
+  guint n_episodes;
   guint32 seed;
 
   /* Left to the caller (rc_link_new does not read them): */
@@ -146,12 +157,14 @@ typedef enum
  * (rc-link-keys.h): 1 Mbit/s, a 300 ms queue, no noise, no loss, 28 bytes
  * of overhead. */
 void rc_link_config_init (RcLinkConfig * cfg);
-/* Frees the schedule and trace a config owns (after parse/load). */
+/* Frees the schedule, trace and loss episodes a config owns (after
+ * parse/load). */
 void rc_link_config_clear (RcLinkConfig * cfg);
 
-/* Checks everything rc_link_new needs: capacity > 0, schedule sorted with
- * rates > 0, trace non-decreasing with a period > 0, Pareto shape > 1,
- * correlation and probabilities within 0..1. */
+/* Checks everything rc_link_new needs: capacity > 0, schedule sorted
+ * and not ending at 0 bit/s, trace non-decreasing with a period > 0,
+ * Pareto shape > 1, correlation and probabilities within 0..1, loss
+ * episodes in time order, not overlapping, each with from < to. */
 gboolean rc_link_config_validate (const RcLinkConfig * cfg, GError ** error);
 gboolean rc_link_noise_validate (const RcDelayNoise * noise, GError ** error);
 gboolean rc_link_loss_validate (const RcLossModel * loss, GError ** error);
@@ -223,7 +236,9 @@ guint rc_link_remove_flow_packets (RcLink * l, guint flow, GstClockTime now,
 guint rc_link_n_flows (RcLink * l);
 
 /* "0:1000000,40:2500000" (seconds, bit/s; seconds may be fractional).
- * Steps must be strictly increasing in time and rates > 0. */
+ * Steps must be strictly increasing in time. A rate of 0 is an outage:
+ * the link serves nothing until the next step, so the last step must be
+ * above 0. */
 gboolean rc_link_parse_schedule (const gchar * text, RcCapacityStep ** steps,
     guint * n_steps, GError ** error);
 /* Mahimahi trace text: one integer (ms) per line, non-decreasing, at least
@@ -232,6 +247,10 @@ gboolean rc_link_parse_trace (const gchar * text, guint32 ** trace_ms,
     guint * n_trace, GError ** error);
 gboolean rc_link_load_trace (const gchar * path, guint32 ** trace_ms,
     guint * n_trace, GError ** error);
+/* "30:32,60:63:0.5" (FROM:TO[:RATE], seconds, fractional ok; RATE a
+ * probability, default 1): in time order, not overlapping, FROM < TO. */
+gboolean rc_link_parse_loss_episodes (const gchar * text,
+    RcLossEpisode ** episodes, guint * n_episodes, GError ** error);
 const gchar *rc_noise_dist_to_string (RcNoiseDist d);
 gboolean rc_noise_dist_from_string (const gchar * s, RcNoiseDist * out);
 /* "none", "bernoulli", "gilbert-elliott" (from_string also takes "ge"). */

@@ -28,6 +28,10 @@ separately:
   trace-capacity   on a Mahimahi trace link the capacity in capacity.csv
                    and the fair share are each bin's delivery opportunities
                    (not the trace's mean), and the link never carries more
+  outage           outage.ini: no capacity and no departures from 30 to
+                   32 s (the queue drops what exceeds its limit, the rest
+                   leaves 2 s late), no feedback at the sender from 60 to
+                   63 s ([reverse] loss-episodes) while media flows
   from-log         --from-log on a hand-made packet log (a drop, a link loss,
                    a skipped flow): utilization, goodput, send rate,
                    queueing delay mean/p95 and loss_pre as computed here by
@@ -36,6 +40,8 @@ separately:
 Only the Python standard library is needed.
 """
 
+import contextlib
+import csv
 import json
 import os
 import shutil
@@ -76,6 +82,22 @@ class Ctx:
             return json.loads(out), out
         except ValueError as e:
             raise Failure(f"rcsim {' '.join(args)} --json: not JSON ({e}):\n{out[:500]}")
+
+
+@contextlib.contextmanager
+def scratch(prefix):
+    """A temporary directory, removed afterwards."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp)
+
+
+def read_csv(d, name):
+    """The rows of an `rcsim --csv` file, as dicts."""
+    with open(os.path.join(d, name)) as f:
+        return list(csv.DictReader(f))
 
 
 def read_dir(d):
@@ -213,6 +235,8 @@ def test_cli(c):
             ("[link]\ncapacity=1000000\n[flow:v]\nkind=video\n", "kind"),
             ("[link]\ncapacity=1000000\n", "no [flow"),
             ("[link]\nschedule=0:1000000,10:0\n[flow:v]\n", "schedule"),
+            ("[reverse]\nloss-episodes=60:30\n[flow:v]\n", "[reverse] loss-episodes: "),
+            ("[link]\nloss-episodes=1:2:3\n[flow:v]\n", "FROM:TO[:RATE]"),
             ("[link]\n[flow:v]\nstart=10\nstop=5\n", "stop"),
             ("[link]\n[flows:v]\n", "unknown group"),
         ]:
@@ -233,12 +257,11 @@ def test_csv_plot(c):
         j, _ = c.json(c.scen("rfc8867-5.6-long-tcp.ini"), "--csv", d, "--duration", "30")
         files = sorted(os.listdir(d))
         check(files == ["capacity.csv", "flow-0.csv", "flow-1.csv", "flows.csv"], f"CSV files {files}")
-        import csv
-        cap = list(csv.DictReader(open(os.path.join(d, "capacity.csv"))))
+        cap = read_csv(d, "capacity.csv")
         check(len(cap) == 150, f"capacity.csv: {len(cap)} rows for 30 s / 200 ms")
         check(all(abs(float(r["capacity_kbps"]) - 2000) < 1e-6 for r in cap), "capacity column")
-        media = list(csv.DictReader(open(os.path.join(d, "flow-0.csv"))))
-        tcp = list(csv.DictReader(open(os.path.join(d, "flow-1.csv"))))
+        media = read_csv(d, "flow-0.csv")
+        tcp = read_csv(d, "flow-1.csv")
         check(len(media) == 150 and len(tcp) == 150, "flow CSV rows")
         for col in ("t_s", "active", "send_kbps", "goodput_kbps", "fec_kbps", "fair_share_kbps",
                     "qdelay_ms", "qdelay_max_ms", "loss", "target_kbps", "encoder_kbps",
@@ -317,8 +340,7 @@ def test_utilization_counts_lost(c):
     # Gilbert-Elliott with the same stationary loss: p / (p + r) = 0.2).
     # Those packets used the capacity, so utilization stays ~1 while the
     # goodput is ~80 % of the link.
-    tmp = tempfile.mkdtemp(prefix="rcsim-util-")
-    try:
+    with scratch("rcsim-util-") as tmp:
         for model in ("loss-model=bernoulli\nloss-rate=0.2\n",
                       "loss-model=gilbert-elliott\nge-p=0.05\nge-r=0.2\n"):
             scen = os.path.join(tmp, "lossy.ini")
@@ -336,8 +358,6 @@ def test_utilization_counts_lost(c):
                   "the queue are not counted as link use")
             check(abs(f["goodput_kbps"] / 1000 - (1 - f["loss_pre"])) < 0.01,
                   f"goodput {f['goodput_kbps']} vs loss {f['loss_pre']}")
-    finally:
-        shutil.rmtree(tmp)
 
 
 def trace_opportunities(path):
@@ -354,8 +374,7 @@ def test_trace_capacity(c):
     # kbit/s), and what leaves the link never runs ahead of it.
     trace = os.path.abspath(os.path.join(c.scen_dir, "traces", "two-rates.trace"))
     opps, period = trace_opportunities(trace)
-    tmp = tempfile.mkdtemp(prefix="rcsim-trace-")
-    try:
+    with scratch("rcsim-trace-") as tmp:
         scen = os.path.join(tmp, "trace.ini")
         open(scen, "w").write(
             "[scenario]\nname=trace\nduration=20\n"
@@ -363,9 +382,8 @@ def test_trace_capacity(c):
             "[flow:video]\nkind=media\ndelay-ms=20\n")
         d = os.path.join(tmp, "csv")
         j, _ = c.json(scen, "--csv", d)
-        import csv
-        cap = list(csv.DictReader(open(os.path.join(d, "capacity.csv"))))
-        flow = list(csv.DictReader(open(os.path.join(d, "flow-0.csv"))))
+        cap = read_csv(d, "capacity.csv")
+        flow = read_csv(d, "flow-0.csv")
         check(len(cap) == 100, f"capacity.csv: {len(cap)} rows")
         sent_bits = cap_bits = 0.0
         for b, row in enumerate(cap):
@@ -389,8 +407,36 @@ def test_trace_capacity(c):
         u = j["link"]["utilization"]
         check(0 < u <= 1.0001, f"utilization {u}")
         print(f"trace: capacity per bin {rates[0]}..{rates[-1]} kbit/s, utilization {u:.3f}")
-    finally:
-        shutil.rmtree(tmp)
+
+
+def test_outage(c):
+    # tests/scenarios/outage.ini: 0 bit/s from 30 to 32 s on [link], every
+    # packet lost from 60 to 63 s on [reverse] (loss-episodes).
+    with scratch("rcsim-outage-") as tmp:
+        d = os.path.join(tmp, "csv")
+        c.run(c.scen("outage.ini"), "--controller", "urcp", "--csv", d)
+        cap = read_csv(d, "capacity.csv")
+        flow = read_csv(d, "flow-0.csv")
+        t = lambda r: round(float(r["t_s"]), 1)
+        for r in cap:
+            want = 0 if 30 <= t(r) < 32 else 1000
+            check(abs(float(r["capacity_kbps"]) - want) < 1e-6, f"{t(r)} s: capacity {r['capacity_kbps']}")
+            if want == 0:
+                check(float(r["link_kbps"]) == 0, f"{t(r)} s: {r['link_kbps']} kbit/s left a dead link")
+        by_t = {t(r): r for r in flow}
+        # The queue holds what 300 ms at 1 Mbit/s is and drops the rest...
+        for k in range(152, 160):
+            check(float(by_t[k / 5]["loss"]) == 1, f"{k / 5} s: loss {by_t[k / 5]['loss']} in the outage")
+        # ...and what it held leaves 2 s late.
+        check(float(by_t[32.0]["qdelay_max_ms"]) > 1900,
+              f"after the outage: max queueing delay {by_t[32.0]['qdelay_max_ms']} ms")
+        # No feedback reaches the sender from 60 to 63 s (the last sent
+        # before 60 s arrives by 60.2 s), while the media still arrives.
+        fb = {k: int(float(by_t[k / 5]["feedback-count"])) for k in range(295, 322)}
+        check(len({fb[k] for k in range(301, 316)}) == 1, f"feedback during the episode: {fb}")
+        check(fb[300] > fb[295] and fb[321] > fb[316], f"feedback before/after the episode: {fb}")
+        check(all(float(by_t[k / 5]["goodput_kbps"]) > 0 for k in range(300, 315)),
+              "media stopped during the feedback episode")
 
 
 def test_from_log(c):
@@ -488,6 +534,7 @@ TESTS = {
     "from-log": test_from_log,
     "utilization-counts-lost": test_utilization_counts_lost,
     "trace-capacity": test_trace_capacity,
+    "outage": test_outage,
 }
 
 
