@@ -32,6 +32,9 @@ separately:
                    32 s (the queue drops what exceeds its limit, the rest
                    leaves 2 s late), no feedback at the sender from 60 to
                    63 s ([reverse] loss-episodes) while media flows
+  convergence-from-log  the convergence entries (changes, causes, times to
+                   re-converge, nulls) of a hand-made packet log, as
+                   computed here by hand
   from-log         --from-log on a hand-made packet log (a drop, a link loss,
                    a skipped flow): utilization, goodput, send rate,
                    queueing delay mean/p95 and loss_pre as computed here by
@@ -144,6 +147,39 @@ def check_dist(d, where):
           f"{where}: qdelay_ms not ordered {d}")
 
 
+CONV_CAUSES = {"start", "resume", "capacity", "flows"}
+CONV_HOLD_S = 5.0
+
+
+def check_convergence(f, w):
+    """docs/metrics.md, convergence: one entry per change in time order,
+    each judged before the next; convergence_s is the first entry's."""
+    conv = f["convergence"]
+    check(isinstance(conv, list), f"{w}: convergence {conv!r}")
+    prev_until = f["start_s"]
+    for c in conv:
+        check(set(c) == {"at_s", "cause", "until_s", "after_s"}, f"{w}: convergence entry {c}")
+        check(c["cause"] in CONV_CAUSES, f"{w}: cause {c['cause']!r}")
+        check(prev_until <= c["at_s"] < c["until_s"] <= f["stop_s"], f"{w}: change times {c}")
+        # Re-converged = held CONV_HOLD_S before the next change; after_s
+        # ends with the first 200 ms bin of the hold.
+        check(c["after_s"] is None or (is_num(c["after_s"]) and 0 < c["after_s"] and
+                                       c["after_s"] + CONV_HOLD_S - 0.2 <= c["until_s"] - c["at_s"] + 1e-6),
+              f"{w}: after_s {c}")
+        prev_until = c["until_s"]
+    if conv:
+        # The start, or the first resume of a flow that starts paused.
+        check((conv[0]["cause"] == "start" and conv[0]["at_s"] == f["start_s"]) or
+              conv[0]["cause"] == "resume", f"{w}: first change {conv[0]}")
+        check(all(c["cause"] != "start" for c in conv[1:]), f"{w}: a second start")
+        check(f["convergence_s"] == conv[0]["after_s"], f"{w}: convergence_s {f['convergence_s']} "
+              f"is not the first change's {conv[0]}")
+    else:
+        check(f["convergence_s"] is None, f"{w}: convergence_s without changes")
+    if f["kind"] == "cbr":
+        check(conv == [], f"{w}: a CBR flow has convergence entries")
+
+
 def check_result(j, where):
     top = {"scenario", "seed", "duration_s", "link", "fairness", "flows"}
     check(top <= set(j), f"{where}: missing {top - set(j)}")
@@ -161,7 +197,7 @@ def check_result(j, where):
               f"{where}: fairness {fa}")
     check(isinstance(j["flows"], list) and j["flows"], f"{where}: flows")
     keys = {"id", "kind", "controller", "start_s", "stop_s", "goodput_kbps", "send_kbps",
-            "fec_kbps", "qdelay_ms", "loss_pre", "loss_post", "convergence_s"}
+            "fec_kbps", "qdelay_ms", "loss_pre", "loss_post", "convergence_s", "convergence"}
     for i, f in enumerate(j["flows"]):
         w = f"{where} flow {i}"
         check(keys <= set(f), f"{w}: missing {keys - set(f)}")
@@ -175,9 +211,7 @@ def check_result(j, where):
         for k in ("loss_pre", "loss_post"):
             check(is_num(f[k]) and 0 <= f[k] <= 1, f"{w}: {k} = {f[k]!r}")
         check(f["loss_post"] <= f["loss_pre"] + 1e-9, f"{w}: loss_post > loss_pre")
-        check(f["convergence_s"] is None or (is_num(f["convergence_s"]) and
-                                              0 <= f["convergence_s"] <= f["stop_s"] - f["start_s"]),
-              f"{w}: convergence_s {f['convergence_s']!r}")
+        check_convergence(f, w)
         check_dist(f["qdelay_ms"], w)
 
 
@@ -439,6 +473,52 @@ def test_outage(c):
               "media stopped during the feedback episode")
 
 
+def test_convergence_from_log(c):
+    # Convergence from a hand-made log, so every number is known
+    # (docs/metrics.md). 1 Mbit/s, 500 kbit/s from 10 s; a CBR flow on the
+    # link from 19 s (it sends nothing here: the scenario says when it is
+    # demanding). The media flow's 1000-byte packets leave 4 ms after they
+    # enter: one per 8 ms to 10 s (1 Mbit/s, 25 per bin), one per 10 ms
+    # to 12 s (800 kbit/s), then one per 16 ms (500 kbit/s: 13 and 12 per
+    # bin, alternately).
+    ms = 1000000
+    scen_text = ("[scenario]\nname=conv\nduration=20\n"
+                 "[link]\ncapacity=1000000\nschedule=0:1000000,10:500000\n"
+                 "[flow:video]\nkind=media\ndelay-ms=20\n"
+                 "[flow:cbr]\nkind=cbr\nrate=100000\nstart=19\ndelay-ms=20\n")
+    with scratch("rcsim-conv-") as tmp:
+        def flows_of(entries_ms):
+            files = {"conv.ini": scen_text, "run.log": "rcsim-log 1\n" + "".join(
+                f"fwd 0 media 1000 {e * ms} recv {(e + 4) * ms} {(e + 24) * ms}\n"
+                for e in entries_ms)}
+            for name, text in files.items():
+                with open(os.path.join(tmp, name), "w") as f:
+                    f.write(text)
+            j, _ = c.json(os.path.join(tmp, "conv.ini"), "--from-log", os.path.join(tmp, "run.log"))
+            return j["flows"]
+
+        video, cbr = flows_of(list(range(0, 10000, 8)) + list(range(10000, 12000, 10)) +
+                              list(range(12000, 19990, 16)))
+        check_convergence(video, "video")
+        check_convergence(cbr, "cbr")
+        # Start: every bin at its 1 Mbit/s share from the first: 0.2 s.
+        # 10 s: the 1 s mean since the change (bins from 10 s) is within
+        # 10 % of 500 kbit/s from the bin at 12.8 s (bins 12.0-12.8 s all
+        # at ~500), held to 17.8 s < 19 s: 13.0 - 10 = 3.0 s. 19 s: the
+        # CBR flow starts (share 400 kbit/s), 1 s before the end: null.
+        want = [{"at_s": 0.0, "cause": "start", "until_s": 10.0, "after_s": 0.2},
+                {"at_s": 10.0, "cause": "capacity", "until_s": 19.0, "after_s": 3.0},
+                {"at_s": 19.0, "cause": "flows", "until_s": 20.0, "after_s": None}]
+        check(video["convergence"] == want, f"convergence {video['convergence']}, want {want}")
+        check(video["convergence_s"] == 0.2, f"convergence_s {video['convergence_s']}")
+        check(cbr["convergence"] == [] and cbr["convergence_s"] is None, f"CBR: {cbr}")
+        # The media flow never settling after 10 s (800 kbit/s to the
+        # end): no re-convergence.
+        video, _ = flows_of(list(range(0, 10000, 8)) + list(range(10000, 19990, 10)))
+        check(video["convergence"][1]["after_s"] is None,
+              f"800 kbit/s on a 500 kbit/s share converged: {video['convergence']}")
+
+
 def test_from_log(c):
     ms = 1000000  # ns
     tmp = tempfile.mkdtemp(prefix="rcsim-log-")
@@ -535,6 +615,7 @@ TESTS = {
     "utilization-counts-lost": test_utilization_counts_lost,
     "trace-capacity": test_trace_capacity,
     "outage": test_outage,
+    "convergence-from-log": test_convergence_from_log,
 }
 
 
