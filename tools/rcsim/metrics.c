@@ -24,7 +24,9 @@
 typedef struct
 {
   guint64 sent_bytes, fec_bytes, goodput_bytes;
-  guint32 sent_pkts, lost_pkts, delivered_pkts;
+  guint32 sent_pkts, delivered_pkts;     /* by entry; by departure */
+  guint32 dropped_pkts;         /* tail drops, by entry */
+  guint32 link_lost_pkts;       /* lost after the queue, by departure */
   gdouble qd_sum_ms;
   gfloat qd_max_ms;
   gboolean active;              /* demanding capacity at the bin's start */
@@ -299,14 +301,14 @@ sim_metrics_leave (SimMetrics * m, const SimMetricsPacket * p)
     case SIM_FATE_DROPPED:
       if (data) {
         f->lost_queue++;
-        f->bins[bin_of (m, p->entry)].lost_pkts++;
+        f->bins[bin_of (m, p->entry)].dropped_pkts++;
       }
       break;
     case SIM_FATE_LOST:
       count_departure (m, p);
       if (data) {
         f->lost_link++;
-        f->bins[bin_of (m, p->departed)].lost_pkts++;
+        f->bins[bin_of (m, p->departed)].link_lost_pkts++;
       }
       break;
     case SIM_FATE_DELIVERED:
@@ -499,7 +501,7 @@ sim_metrics_flow_window (SimMetrics * m, guint flow, GstClockTime from,
     qd += bn->qd_sum_ms;
     out->sent_pkts += bn->sent_pkts;
     out->delivered_pkts += bn->delivered_pkts;
-    out->lost_pkts += bn->lost_pkts;
+    out->lost_pkts += bn->dropped_pkts + bn->link_lost_pkts;
     if (f->cfg->kind == SIM_FLOW_MEDIA && b * SIM_BIN >= f->start &&
         b * SIM_BIN < f->stop) {
       target += bn->target_bps;
@@ -1118,7 +1120,8 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
   guint b, k;
 
   g_string_append (s, "t_s,active,send_kbps,goodput_kbps,fec_kbps,"
-      "fair_share_kbps,qdelay_ms,qdelay_max_ms,loss");
+      "fair_share_kbps,qdelay_ms,qdelay_max_ms,loss,delivered_pkts,"
+      "dropped_pkts,lost_pkts");
   if (has_media_columns (m, f)) {
     g_string_append (s, ",target_kbps,encoder_kbps,pacing_kbps");
     for (k = 0; k < f->stat_names->len; k++)
@@ -1130,7 +1133,8 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
   g_string_append_c (s, '\n');
   for (b = 0; b < m->n_bins; b++) {
     Bin *bn = &f->bins[b];
-    guint32 known = bn->delivered_pkts + bn->lost_pkts;
+    guint32 lost = bn->dropped_pkts + bn->link_lost_pkts;
+    guint32 known = bn->delivered_pkts + lost;
 
     csv_fmt (s, "%.1f", b * bin_s, FALSE);
     g_string_append_printf (s, ",%d", bn->active ? 1 : 0);
@@ -1140,7 +1144,9 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
     csv_num (s, fair_share (m, f, b) / 1000);
     csv_num (s, bn->delivered_pkts ? bn->qd_sum_ms / bn->delivered_pkts : 0);
     csv_num (s, bn->qd_max_ms);
-    csv_fmt (s, "%.4f", known ? (gdouble) bn->lost_pkts / known : 0.0, TRUE);
+    csv_fmt (s, "%.4f", known ? (gdouble) lost / known : 0.0, TRUE);
+    g_string_append_printf (s, ",%u,%u,%u", bn->delivered_pkts,
+        bn->dropped_pkts, bn->link_lost_pkts);
     if (has_media_columns (m, f)) {
       csv_num (s, bn->target_bps / 1000);
       csv_num (s, bn->encoder_bps / 1000);
