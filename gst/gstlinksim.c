@@ -13,7 +13,8 @@
  * (bit/s of buffer bytes, plus #GstLinkSim:overhead bytes per packet: by
  * default 28, the IPv4 + UDP headers a UDP payload has on the wire). A
  * packet that does not fit the queue (#GstLinkSim:queue-limit-bytes, or
- * #GstLinkSim:queue-limit-ms at the current capacity) is dropped at the
+ * #GstLinkSim:queue-limit-ms at the capacity of the moment; for a trace,
+ * the delivery opportunities in the next queue-limit-ms) is dropped at the
  * tail. After the queue a packet may be lost (Bernoulli or Gilbert-Elliott)
  * and is then delayed by its flow's propagation delay (#GstLinkSim:delay,
  * or the `delay` property of its `sink_N` pad) plus delay noise; a flow's
@@ -63,7 +64,8 @@
  * pad property: `linksim name=l sink_1::delay=80000000 ...`.
  *
  * ## Statistics
- * #GstLinkSim:stats has, for the whole link: `capacity` (bit/s now),
+ * #GstLinkSim:stats has, for the whole link: `capacity` (bit/s now; for a
+ * trace, its opportunities in the next 200 ms),
  * `queue-bytes` and `queue-delay-ms` (backlog now and the queueing delay a
  * packet entering now would see), `packets-in`, `bytes-in` (offered),
  * `packets-out`, `bytes-out` (delivered), `dropped-queue` (tail drops),
@@ -606,7 +608,8 @@ gst_link_sim_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
         MAX (s->capacity_bps, 1)) : s->queue_limit_time;
     if (GST_CLOCK_TIME_IS_VALID (max)) {
       if ((s->queue_limit_time == 0 && s->queue_limit_bytes == 0) ||
-          self->schedule || self->trace_file ||
+          self->text[RC_LINK_KEY_SCHEDULE] ||
+          self->text[RC_LINK_KEY_TRACE_FILE] ||
           (s->noise.dist != RC_NOISE_NONE && s->noise.max == 0))
         max = GST_CLOCK_TIME_NONE;
       else
@@ -769,31 +772,32 @@ start (GstLinkSim * self)
 {
   RcLinkConfig cfg;
   GError *err = NULL;
-  gchar *schedule, *trace_file;
+  gchar *text[RC_LINK_N_KEYS];
   RcLink *link;
   guint i;
 
   GST_OBJECT_LOCK (self);
   cfg = self->settings;
-  schedule = g_strdup (self->schedule);
-  trace_file = g_strdup (self->trace_file);
+  for (i = 0; i < RC_LINK_N_KEYS; i++)
+    text[i] = g_strdup (self->text[i]);
   GST_OBJECT_UNLOCK (self);
 
-  if (schedule && trace_file) {
+  if (text[RC_LINK_KEY_SCHEDULE] && text[RC_LINK_KEY_TRACE_FILE]) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("Both schedule and trace-file are set; use one."), (NULL));
     goto fail;
   }
-  if (trace_file && !rc_link_key_parse (&rc_link_keys
-          [RC_LINK_KEY_TRACE_FILE], trace_file, &cfg, &err)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ,
-        ("Bad trace-file: %s", err->message), (NULL));
-    goto fail;
-  }
-  if (schedule && !rc_link_key_parse (&rc_link_keys[RC_LINK_KEY_SCHEDULE],
-          schedule, &cfg, &err)) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Bad schedule \"%s\": %s", schedule, err->message), (NULL));
+  /* The string rows, in table order. */
+  for (i = 0; i < RC_LINK_N_KEYS; i++) {
+    if (!text[i] || rc_link_key_parse (&rc_link_keys[i], text[i], &cfg, &err))
+      continue;
+    if (i == RC_LINK_KEY_TRACE_FILE)
+      GST_ELEMENT_ERROR (self, RESOURCE, READ,
+          ("Bad trace-file: %s", err->message), (NULL));
+    else
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Bad %s \"%s\": %s", rc_link_keys[i].name, text[i],
+              err->message), (NULL));
     goto fail;
   }
   if (!rc_link_config_validate (&cfg, &err)) {
@@ -804,15 +808,15 @@ start (GstLinkSim * self)
   link = rc_link_new (&cfg);
   GST_INFO_OBJECT (self, "capacity %s %" G_GUINT64_FORMAT " bit/s, queue "
       "limit %" G_GUINT64_FORMAT " B / %u ms, noise %s, loss %s, seed %u",
-      cfg.mode == RC_CAPACITY_TRACE ? "trace, mean" :
+      cfg.mode == RC_CAPACITY_TRACE ? "trace, first 200 ms" :
       cfg.mode == RC_CAPACITY_SCHEDULE ? "schedule, first" : "constant",
       rc_link_capacity_at (link, 0), cfg.queue_limit_bytes,
       (guint) (cfg.queue_limit_time / GST_MSECOND),
       rc_noise_dist_to_string (cfg.noise.dist),
       rc_loss_kind_to_string (cfg.loss.kind), cfg.seed);
   rc_link_config_clear (&cfg);
-  g_free (schedule);
-  g_free (trace_file);
+  for (i = 0; i < RC_LINK_N_KEYS; i++)
+    g_free (text[i]);
 
   GST_OBJECT_LOCK (self);
   self->link = link;
@@ -834,8 +838,8 @@ start (GstLinkSim * self)
 fail:
   g_clear_error (&err);
   rc_link_config_clear (&cfg);
-  g_free (schedule);
-  g_free (trace_file);
+  for (i = 0; i < RC_LINK_N_KEYS; i++)
+    g_free (text[i]);
   return FALSE;
 }
 
@@ -1103,10 +1107,9 @@ gst_link_sim_set_property (GObject * object, guint prop_id,
   }
   if (prop_id == PROP_TIMESTAMP) {
     self->timestamp = g_value_get_boolean (value);
-  } else if (prop_id == PROP_LINK + RC_LINK_KEY_SCHEDULE) {
-    set_text (&self->schedule, value);
-  } else if (prop_id == PROP_LINK + RC_LINK_KEY_TRACE_FILE) {
-    set_text (&self->trace_file, value);
+  } else if (prop_id >= PROP_LINK && prop_id < PROP_LINK + RC_LINK_N_KEYS &&
+      rc_link_keys[LINK_KEY (prop_id)].type == RC_LINK_TYPE_STRING) {
+    set_text (&self->text[LINK_KEY (prop_id)], value);
   } else if (prop_id >= PROP_LINK && prop_id < PROP_LINK + RC_LINK_N_KEYS) {
     rc_link_key_set_value (&rc_link_keys[LINK_KEY (prop_id)],
         &self->settings, value);
@@ -1136,10 +1139,9 @@ gst_link_sim_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   if (prop_id == PROP_TIMESTAMP)
     g_value_set_boolean (value, self->timestamp);
-  else if (prop_id == PROP_LINK + RC_LINK_KEY_SCHEDULE)
-    g_value_set_string (value, self->schedule);
-  else if (prop_id == PROP_LINK + RC_LINK_KEY_TRACE_FILE)
-    g_value_set_string (value, self->trace_file);
+  else if (prop_id >= PROP_LINK && prop_id < PROP_LINK + RC_LINK_N_KEYS &&
+      rc_link_keys[LINK_KEY (prop_id)].type == RC_LINK_TYPE_STRING)
+    g_value_set_string (value, self->text[LINK_KEY (prop_id)]);
   else if (prop_id >= PROP_LINK && prop_id < PROP_LINK + RC_LINK_N_KEYS)
     rc_link_key_get_value (&rc_link_keys[LINK_KEY (prop_id)],
         &self->settings, value);
@@ -1269,11 +1271,12 @@ static void
 gst_link_sim_finalize (GObject * object)
 {
   GstLinkSim *self = GST_LINK_SIM (object);
+  guint i;
 
   stop (self);
   g_ptr_array_unref (self->flows);
-  g_free (self->schedule);
-  g_free (self->trace_file);
+  for (i = 0; i < RC_LINK_N_KEYS; i++)
+    g_free (self->text[i]);
   gst_object_unref (self->task);
   g_rec_mutex_clear (&self->task_lock);
   g_cond_clear (&self->cond);

@@ -2,7 +2,7 @@
 #define __GST_LINK_SIM_H__
 
 #include <gst/gst.h>
-#include "rc-link.h"
+#include "rc-link-keys.h"
 
 G_BEGIN_DECLS
 
@@ -33,10 +33,10 @@ struct _GstLinkSim
 
   /* properties (object lock) */
   RcLinkConfig settings;        /* the link key table's properties except
-                                 * the two strings (never owns steps or a
-                                 * trace) */
-  gchar *schedule;
-  gchar *trace_file;
+                                 * the strings (never owns steps, a trace
+                                 * or loss episodes) */
+  gchar *text[RC_LINK_N_KEYS];  /* the STRING rows' values (schedule,
+                                 * trace-file, loss-episodes); NULL: unset */
   gboolean timestamp;
 
   /* running state (object lock) */

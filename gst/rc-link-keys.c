@@ -54,14 +54,17 @@ const RcLinkKey rc_link_keys[RC_LINK_N_KEYS] = {
   [RC_LINK_KEY_SCHEDULE] = {"schedule", "Capacity schedule",
         "Piecewise-constant capacity, \"SECONDS:BIT/S,...\" in time order, "
         "e.g. \"0:1000000,40:2500000\" (seconds of running time, may be "
-        "fractional)", NULL, RC_LINK_TYPE_STRING, 0},
+        "fractional); a rate of 0 is an outage (nothing leaves the queue "
+        "until the next step; not the last step)", NULL,
+      RC_LINK_TYPE_STRING, 0},
   [RC_LINK_KEY_TRACE_FILE] = {"trace-file", "Trace file",
         "Mahimahi trace: one line per 1500-byte delivery opportunity, in "
         "ms, non-decreasing; it loops with period = the last line", NULL,
       RC_LINK_TYPE_STRING, 0},
   /* RFC 8867 sec. 5: a bottleneck queue of 300 ms. */
   [RC_LINK_KEY_QUEUE_LIMIT_MS] = {"queue-limit-ms", "Queue limit (ms)",
-        "Tail-drop limit as time to drain at the current capacity (ms); "
+        "Tail-drop limit as time to drain at the capacity of the moment "
+        "(ms; trace: its delivery opportunities in the next queue-limit-ms); "
         "0: none. Ignored when queue-limit-bytes is set", "ms",
         RC_LINK_TYPE_UINT, RC_LINK_KEY_LIVE,
         UINT_RANGE (0, MAX_QUEUE_LIMIT_MS, 300),
@@ -147,6 +150,14 @@ const RcLinkKey rc_link_keys[RC_LINK_N_KEYS] = {
   [RC_LINK_KEY_GE_LOSS_BAD] = {"ge-loss-bad", "Gilbert-Elliott loss (bad)",
         "Loss probability in the bad state", NULL, RC_LINK_TYPE_DOUBLE,
       RC_LINK_KEY_LIVE, PROBABILITY (1.0), FIELD (loss.loss_bad)},
+  /* Outages of the path (a fade, a handover): on a return link they lose
+   * the feedback. */
+  [RC_LINK_KEY_LOSS_EPISODES] = {"loss-episodes", "Loss episodes",
+        "Timed loss on top of the loss model, \"FROM:TO[:RATE],...\": a "
+        "packet entering the link from FROM to TO (seconds of running time, "
+        "may be fractional) is lost after the queue with probability RATE "
+        "(default 1); in time order, not overlapping", NULL,
+      RC_LINK_TYPE_STRING, 0},
   /* rcsim seeds each link from its run's seed (--seed). */
   [RC_LINK_KEY_SEED] = {"seed", "Seed",
         "Seed of the link's random generator (noise and loss): the same "
@@ -315,12 +326,22 @@ parse_text (const RcLinkKey * k, const gchar * text, RcLinkConfig * cfg,
       RC_CAPACITY_SCHEDULE : RC_CAPACITY_TRACE;
   gboolean ok;
 
+  if (k == &rc_link_keys[RC_LINK_KEY_LOSS_EPISODES]) {
+    g_clear_pointer (&cfg->episodes, g_free);
+    cfg->n_episodes = 0;
+    return rc_link_parse_loss_episodes (text, &cfg->episodes,
+        &cfg->n_episodes, error);
+  }
   if (cfg->mode != RC_CAPACITY_CONSTANT && cfg->mode != mine) {
     g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_INVALID,
         "%s and %s are exclusive", other->name, k->name);
     return FALSE;
   }
-  rc_link_config_clear (cfg);
+  /* Only the capacity's data: the loss episodes stay. */
+  g_clear_pointer (&cfg->steps, g_free);
+  cfg->n_steps = 0;
+  g_clear_pointer (&cfg->trace_ms, g_free);
+  cfg->n_trace = 0;
   if (mine == RC_CAPACITY_SCHEDULE)
     ok = rc_link_parse_schedule (text, &cfg->steps, &cfg->n_steps, error);
   else

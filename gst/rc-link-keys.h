@@ -48,6 +48,7 @@ typedef enum
   RC_LINK_KEY_GE_R,
   RC_LINK_KEY_GE_LOSS_GOOD,
   RC_LINK_KEY_GE_LOSS_BAD,
+  RC_LINK_KEY_LOSS_EPISODES,
   RC_LINK_KEY_SEED,
   RC_LINK_N_KEYS
 } RcLinkKeyId;
@@ -114,7 +115,8 @@ void rc_link_key_set_value (const RcLinkKey * k, RcLinkConfig * cfg,
  *  - STRING: `schedule` is parsed (rc_link_parse_schedule) and
  *    `trace-file` loaded (rc_link_load_trace; a relative path is the
  *    caller's to resolve); both set `cfg->mode`, and each refuses to
- *    replace the other.
+ *    replace the other. `loss-episodes` is parsed
+ *    (rc_link_parse_loss_episodes).
  * FALSE with RC_LINK_ERROR set (the message does not repeat the key's
  * name) if it does not. */
 gboolean rc_link_key_parse (const RcLinkKey * k, const gchar * text,

@@ -25,7 +25,11 @@
  * draw comes first, then a noise draw for every accepted packet, lost or
  * not, so changing the loss model never changes the delays of the packets
  * that get through. Settings changed with rc_link_set_noise() /
- * rc_link_set_loss() apply to packets accepted from then on.
+ * rc_link_set_loss() apply to packets accepted from then on. Loss
+ * episodes (timed loss on top of the model) are judged by the time a
+ * packet is accepted too, and draw (only inside an episode whose rate is
+ * below 1) from a second generator, so they move no loss or noise draw of
+ * the model.
  *
  * How the model reproduces the "inherent delay and loss noise" of seed 000
  * (URCP, sec. II, Fig. 1, Tables II-III):
@@ -145,7 +149,6 @@ struct _RcLink
 {
   RcLinkConfig cfg;             /* owns its steps / trace copies */
   GstClockTime trace_period;    /* ns */
-  guint64 trace_bps;            /* mean rate of the trace */
 
   PktFifo queue;
   guint64 queue_bytes;          /* sizes of all packets in `queue` */
@@ -157,6 +160,9 @@ struct _RcLink
   guint n_flows;
 
   guint64 rng;
+  guint64 episode_rng;          /* loss episodes' own stream, so they move
+                                 * no other draw */
+  guint episode_next;           /* first episode not over at last_now */
   gdouble noise_prev;
   guint64 noise_k;              /* interval of noise_prev (interval mode) */
   gboolean noise_have_k;
@@ -169,12 +175,18 @@ G_DEFINE_QUARK (rc-link-error-quark, rc_link_error);
 /* ------------------------------------------------------------ random */
 
 static guint64
-rng_next (RcLink * l)
+rng_next_state (guint64 * state)
 {
-  guint64 z = (l->rng += G_GUINT64_CONSTANT (0x9E3779B97F4A7C15));
+  guint64 z = (*state += G_GUINT64_CONSTANT (0x9E3779B97F4A7C15));
   z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
   z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
   return z ^ (z >> 31);
+}
+
+static guint64
+rng_next (RcLink * l)
+{
+  return rng_next_state (&l->rng);
 }
 
 /* [0, 1), 53 random bits: exact, so comparisons are the same everywhere. */
@@ -298,6 +310,27 @@ draw_loss (RcLink * l)
   return FALSE;
 }
 
+/* On top of the loss model: the episode in force at `t` (link time, never
+ * going back) loses the packet with its rate. */
+static gboolean
+draw_episode_loss (RcLink * l, GstClockTime t)
+{
+  const RcLossEpisode *e;
+
+  while (l->episode_next < l->cfg.n_episodes &&
+      l->cfg.episodes[l->episode_next].to <= t)
+    l->episode_next++;
+  if (l->episode_next >= l->cfg.n_episodes)
+    return FALSE;
+  e = &l->cfg.episodes[l->episode_next];
+  if (t < e->from || e->rate <= 0)
+    return FALSE;
+  if (e->rate >= 1)
+    return TRUE;
+  return (rng_next_state (&l->episode_rng) >> 11) *
+      (1.0 / 9007199254740992.0) < e->rate;
+}
+
 /* -------------------------------------------------------------- fifo */
 
 static void
@@ -336,6 +369,8 @@ rc_link_config_clear (RcLinkConfig * cfg)
   cfg->n_steps = 0;
   g_clear_pointer (&cfg->trace_ms, g_free);
   cfg->n_trace = 0;
+  g_clear_pointer (&cfg->episodes, g_free);
+  cfg->n_episodes = 0;
 }
 
 static gboolean
@@ -421,12 +456,14 @@ rc_link_config_validate (const RcLinkConfig * cfg, GError ** error)
             "schedule starts after 0 and the capacity before it is 0");
         return FALSE;
       }
+      /* 0 bit/s is an outage, which must end. */
+      if (cfg->steps[cfg->n_steps - 1].bps == 0) {
+        g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_INVALID,
+            "schedule step %u: the last step is 0 bit/s; an outage must "
+            "end with a step of a rate above 0", cfg->n_steps);
+        return FALSE;
+      }
       for (i = 0; i < cfg->n_steps; i++) {
-        if (cfg->steps[i].bps == 0) {
-          g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_INVALID,
-              "schedule step %u has a rate of 0 bit/s", i + 1);
-          return FALSE;
-        }
         if (i > 0 && cfg->steps[i].at <= cfg->steps[i - 1].at) {
           g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_INVALID,
               "schedule step %u is not after step %u", i + 1, i);
@@ -463,6 +500,21 @@ rc_link_config_validate (const RcLinkConfig * cfg, GError ** error)
     return FALSE;
   if (!rc_link_loss_validate (&cfg->loss, error))
     return FALSE;
+  if (cfg->n_episodes > 0 && !cfg->episodes) {
+    g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_INVALID,
+        "loss episodes missing");
+    return FALSE;
+  }
+  for (i = 0; i < cfg->n_episodes; i++) {
+    const RcLossEpisode *e = &cfg->episodes[i];
+    if (e->from >= e->to || !prob_ok (e->rate) || (i > 0 &&
+            e->from < cfg->episodes[i - 1].to)) {
+      g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_INVALID,
+          "loss episode %u: needs FROM < TO, a rate within 0..1, and to "
+          "start after the episode before it ends", i + 1);
+      return FALSE;
+    }
+  }
   return TRUE;
 }
 
@@ -485,6 +537,8 @@ rc_link_new (const RcLinkConfig * cfg)
   l->cfg.n_steps = 0;
   l->cfg.trace_ms = NULL;
   l->cfg.n_trace = 0;
+  l->cfg.episodes = cfg->n_episodes ? g_memdup2 (cfg->episodes,
+      cfg->n_episodes * sizeof (RcLossEpisode)) : NULL;
   if (cfg->mode == RC_CAPACITY_SCHEDULE) {
     l->cfg.steps = g_memdup2 (cfg->steps, cfg->n_steps *
         sizeof (RcCapacityStep));
@@ -494,10 +548,10 @@ rc_link_new (const RcLinkConfig * cfg)
         sizeof (guint32));
     l->cfg.n_trace = cfg->n_trace;
     l->trace_period = cfg->trace_ms[cfg->n_trace - 1] * GST_MSECOND;
-    l->trace_bps = gst_util_uint64_scale (cfg->n_trace,
-        TRACE_OPPORTUNITY_BYTES * 8 * GST_SECOND, l->trace_period);
   }
   l->rng = cfg->seed;
+  /* Another SplitMix64 stream: a different start on the Weyl sequence. */
+  l->episode_rng = cfg->seed ^ G_GUINT64_CONSTANT (0xD1B54A32D192ED03);
   l->noise_prev = (gdouble) cfg->noise.mean;
   l->srv.opp_time = GST_CLOCK_TIME_NONE;
   return l;
@@ -589,11 +643,13 @@ opp_time (RcLink * l, guint64 k)
       GST_MSECOND;
 }
 
-/* Index of the first opportunity at or after t. */
+/* Index of the first opportunity at or after t. A loop's last entry is
+ * the period, so its opportunity is at the next loop's start: at t = k x
+ * period exactly the search starts in loop k - 1, which has it. */
 static guint64
 first_opp_at (RcLink * l, GstClockTime t)
 {
-  guint64 loop = t / l->trace_period;
+  guint64 loop = t > 0 ? (t - 1) / l->trace_period : 0;
   GstClockTime base = loop * l->trace_period;
   guint lo = 0, hi = l->cfg.n_trace;
 
@@ -605,6 +661,35 @@ first_opp_at (RcLink * l, GstClockTime t)
       hi = mid;
   }
   return loop * l->cfg.n_trace + lo;
+}
+
+/* Opportunities at times in [from, to). */
+static guint64
+opps_in (RcLink * l, GstClockTime from, GstClockTime to)
+{
+  return to > from ? first_opp_at (l, to) - first_opp_at (l, from) : 0;
+}
+
+/* TRACE: the queue limit at t for a limit of `time` (see
+ * rc_link_queue_limit_at): the opportunities in [t, t + time); in a gap
+ * longer than `time`, those in the `time` that ends with the last
+ * opportunity before t (before the first one: that starts with it). */
+static guint64
+trace_limit_bytes (RcLink * l, GstClockTime t, GstClockTime time)
+{
+  guint64 n = opps_in (l, t, t + time), k;
+
+  if (n == 0) {
+    k = first_opp_at (l, t);
+    if (k > 0) {
+      GstClockTime o = opp_time (l, k - 1);
+      n = opps_in (l, o + 1 > time ? o + 1 - time : 0, o + 1);
+    } else {
+      GstClockTime o = opp_time (l, 0);
+      n = opps_in (l, o, o + time);
+    }
+  }
+  return n * TRACE_OPPORTUNITY_BYTES;
 }
 
 /* Serves a packet that entered at `enq` and has `*left` nanobits to go,
@@ -652,7 +737,18 @@ serve (RcLink * l, Server * s, guint64 * left, GstClockTime enq,
     GstClockTime until, need, end;
     guint64 rate = rate_at (l, s->t, &until);
 
-    need = (*left + rate - 1) / rate;
+    if (rate == 0 && *left > 0) {
+      /* An outage: nothing is served until its end (a schedule never ends
+       * at 0 bit/s, so `until` is valid). */
+      if (GST_CLOCK_TIME_IS_VALID (limit) && limit < until) {
+        if (limit > s->t)
+          s->t = limit;
+        return FALSE;
+      }
+      s->t = until;
+      continue;
+    }
+    need = rate ? (*left + rate - 1) / rate : 0;
     end = s->t + need;
     if (GST_CLOCK_TIME_IS_VALID (until) && end > until)
       end = GST_CLOCK_TIME_NONE;        /* crosses a step */
@@ -767,8 +863,70 @@ rc_link_capacity_at (RcLink * l, GstClockTime t)
   GstClockTime until;
 
   if (l->cfg.mode == RC_CAPACITY_TRACE)
-    return l->trace_bps;
+    return gst_util_uint64_scale (rc_link_capacity_bits (l, t,
+            t + RC_LINK_TRACE_RATE_WINDOW), GST_SECOND,
+        RC_LINK_TRACE_RATE_WINDOW);
   return rate_at (l, t, &until);
+}
+
+guint64
+rc_link_capacity_bits (RcLink * l, GstClockTime from, GstClockTime to)
+{
+  guint64 bits = 0;
+
+  if (to <= from)
+    return 0;
+  if (l->cfg.mode == RC_CAPACITY_TRACE)
+    return opps_in (l, from, to) * TRACE_OPPORTUNITY_BYTES * 8;
+  while (from < to) {
+    GstClockTime until, end;
+    guint64 rate = rate_at (l, from, &until);
+
+    end = GST_CLOCK_TIME_IS_VALID (until) && until < to ? until : to;
+    bits += gst_util_uint64_scale (rate, end - from, GST_SECOND);
+    from = end;
+  }
+  return bits;
+}
+
+/* The rate a time-based queue limit uses at t: the rate in force, or in an
+ * outage (0 bit/s) the last rate above 0 before it (if the schedule starts
+ * with an outage: the first one after it). */
+static guint64
+limit_rate (RcLink * l, GstClockTime t)
+{
+  GstClockTime until;
+  guint64 rate = rate_at (l, t, &until);
+  const RcCapacityStep *s = l->cfg.steps;
+  guint n = l->cfg.n_steps, i, k;
+
+  if (rate > 0 || l->cfg.mode != RC_CAPACITY_SCHEDULE)
+    return rate;
+  /* Step k is the outage in force at t. */
+  for (k = 0; k + 1 < n && s[k + 1].at <= t; k++);
+  for (i = k; i-- > 0;)
+    if (s[i].bps > 0)
+      return s[i].bps;
+  if (s[0].at > 0)
+    return l->cfg.capacity_bps;
+  for (i = k + 1; i < n; i++)
+    if (s[i].bps > 0)
+      return s[i].bps;
+  return l->cfg.capacity_bps;
+}
+
+guint64
+rc_link_queue_limit_at (RcLink * l, GstClockTime t)
+{
+  GstClockTime time = l->cfg.queue_limit_time;
+
+  if (l->cfg.queue_limit_bytes > 0)
+    return l->cfg.queue_limit_bytes;
+  if (time == 0)
+    return G_MAXUINT64;
+  if (l->cfg.mode == RC_CAPACITY_TRACE)
+    return trace_limit_bytes (l, t, time);
+  return gst_util_uint64_scale (time, limit_rate (l, t), 8 * GST_SECOND);
 }
 
 guint64
@@ -818,13 +976,7 @@ rc_link_enqueue (RcLink * l, guint flow, guint size, gpointer data,
   f->st.packets_in++;
   f->st.bytes_in += size;
 
-  if (l->cfg.queue_limit_bytes > 0)
-    limit = l->cfg.queue_limit_bytes;
-  else if (l->cfg.queue_limit_time > 0)
-    limit = gst_util_uint64_scale (l->cfg.queue_limit_time,
-        rc_link_capacity_at (l, now), 8 * GST_SECOND);
-  else
-    limit = G_MAXUINT64;
+  limit = rc_link_queue_limit_at (l, now);
   if (backlog + size > limit) {
     f->st.dropped_queue++;
     return FALSE;
@@ -838,6 +990,8 @@ rc_link_enqueue (RcLink * l, guint flow, guint size, gpointer data,
   p->left = (guint64) size * NANOBITS_PER_BYTE;
   p->enqueued = now;
   p->lost = draw_loss (l);
+  if (draw_episode_loss (l, now))
+    p->lost = TRUE;
   p->noise = draw_noise (l, now);
   fifo_push (&l->queue, p);
   l->queue_bytes += size;
@@ -1021,6 +1175,20 @@ parse_uint64 (const gchar * s, guint64 * out)
   return errno == 0 && end && *end == '\0';
 }
 
+/* The end of a parser: hands the array's data and length out if `ok`,
+ * frees it either way; returns `ok`. */
+static gboolean
+parsed (GArray * arr, gboolean ok, gpointer out, guint * n)
+{
+  if (!ok) {
+    g_array_free (arr, TRUE);
+    return FALSE;
+  }
+  *n = arr->len;
+  *(gpointer *) out = g_array_free (arr, FALSE);
+  return TRUE;
+}
+
 gboolean
 rc_link_parse_schedule (const gchar * text, RcCapacityStep ** steps,
     guint * n_steps, GError ** error)
@@ -1077,10 +1245,10 @@ rc_link_parse_schedule (const gchar * text, RcCapacityStep ** steps,
       break;
     }
     t = g_strstrip (colon + 1);
-    if (!parse_uint64 (t, &bps) || bps == 0) {
+    if (!parse_uint64 (t, &bps)) {
       g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
-          "schedule step %u: rate \"%s\" is not a positive integer bit/s",
-          arr->len + 1, t);
+          "schedule step %u: rate \"%s\" is not a whole number of bit/s "
+          "(0: an outage)", arr->len + 1, t);
       ok = FALSE;
       break;
     }
@@ -1102,13 +1270,13 @@ rc_link_parse_schedule (const gchar * text, RcCapacityStep ** steps,
         "capacity schedule is empty");
     ok = FALSE;
   }
-  if (!ok) {
-    g_array_free (arr, TRUE);
-    return FALSE;
+  if (ok && g_array_index (arr, RcCapacityStep, arr->len - 1).bps == 0) {
+    g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
+        "schedule step %u: the last step is 0 bit/s; an outage must end "
+        "with a step of a rate above 0", arr->len);
+    ok = FALSE;
   }
-  *n_steps = arr->len;
-  *steps = (RcCapacityStep *) g_array_free (arr, FALSE);
-  return TRUE;
+  return parsed (arr, ok, steps, n_steps);
 }
 
 gboolean
@@ -1165,13 +1333,7 @@ rc_link_parse_trace (const gchar * text, guint32 ** trace_ms,
         "capacity trace's last entry (its period) must be above 0 ms");
     ok = FALSE;
   }
-  if (!ok) {
-    g_array_free (arr, TRUE);
-    return FALSE;
-  }
-  *n_trace = arr->len;
-  *trace_ms = (guint32 *) g_array_free (arr, FALSE);
-  return TRUE;
+  return parsed (arr, ok, trace_ms, n_trace);
 }
 
 gboolean
@@ -1203,4 +1365,84 @@ rc_link_load_trace (const gchar * path, guint32 ** trace_ms,
     g_error_free (err);
   }
   return ok;
+}
+
+/* Seconds: a finite number >= 0 (fractional ok), at most 1e9. */
+static gboolean
+parse_seconds (const gchar * t, GstClockTime * out)
+{
+  gchar *end = NULL;
+  gdouble sec;
+
+  if (!*t || t[0] == '-')
+    return FALSE;
+  sec = g_ascii_strtod (t, &end);
+  if (!end || *end != '\0' || !isfinite (sec) || sec < 0 || sec > 1e9)
+    return FALSE;
+  *out = (GstClockTime) (sec * GST_SECOND + 0.5);
+  return TRUE;
+}
+
+gboolean
+rc_link_parse_loss_episodes (const gchar * text, RcLossEpisode ** episodes,
+    guint * n_episodes, GError ** error)
+{
+  gchar **tok;
+  GArray *arr;
+  guint i;
+  gboolean ok = TRUE;
+
+  *episodes = NULL;
+  *n_episodes = 0;
+  tok = g_strsplit_set (text ? text : "", ",;\n", -1);
+  arr = g_array_new (FALSE, FALSE, sizeof (RcLossEpisode));
+  for (i = 0; ok && tok[i]; i++) {
+    gchar *t = g_strstrip (tok[i]), **f;
+    RcLossEpisode e = { 0, 0, 1.0 };
+    guint nf;
+
+    if (*t == '\0')
+      continue;
+    f = g_strsplit (t, ":", -1);
+    nf = g_strv_length (f);
+    ok = nf >= 2 && nf <= 3 && parse_seconds (g_strstrip (f[0]), &e.from) &&
+        parse_seconds (g_strstrip (f[1]), &e.to);
+    if (ok && nf == 3) {
+      gchar *r = g_strstrip (f[2]), *end = NULL;
+      e.rate = g_ascii_strtod (r, &end);
+      ok = *r && end && *end == '\0' && e.rate >= 0 && e.rate <= 1;
+    }
+    g_strfreev (f);
+    if (!ok) {
+      g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
+          "loss episode %u \"%s\": expected FROM:TO[:RATE] (seconds from "
+          "0, and a loss probability within 0..1, default 1)", arr->len + 1,
+          t);
+      break;
+    }
+    if (e.to <= e.from) {
+      g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
+          "loss episode %u \"%s\": expected FROM:TO[:RATE] with TO after "
+          "FROM", arr->len + 1, t);
+      ok = FALSE;
+      break;
+    }
+    if (arr->len > 0 && e.from < g_array_index (arr, RcLossEpisode,
+            arr->len - 1).to) {
+      g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
+          "loss episode %u \"%s\" starts before the episode before it ends "
+          "(FROM:TO[:RATE],... in time order, not overlapping)",
+          arr->len + 1, t);
+      ok = FALSE;
+      break;
+    }
+    g_array_append_val (arr, e);
+  }
+  g_strfreev (tok);
+  if (ok && arr->len == 0) {
+    g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
+        "no loss episode: expected FROM:TO[:RATE],... (seconds)");
+    ok = FALSE;
+  }
+  return parsed (arr, ok, episodes, n_episodes);
 }

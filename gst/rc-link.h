@@ -69,8 +69,17 @@ typedef struct
 typedef struct
 {
   GstClockTime at;              /* link time the step starts */
-  guint64 bps;
+  guint64 bps;                  /* 0: an outage (never the last step) */
 } RcCapacityStep;
+
+/* A loss episode: a packet accepted into the link at a time in
+ * [from, to) is lost after the queue with probability `rate`, on top of
+ * the loss model (a packet is lost if either loses it). */
+typedef struct
+{
+  GstClockTime from, to;
+  gdouble rate;                 /* 0..1 */
+} RcLossEpisode;
 
 typedef enum
 {
@@ -92,10 +101,13 @@ typedef struct
 
   guint64 queue_limit_bytes;    /* tail-drop limit in bytes; 0 = use queue_limit_time */
   GstClockTime queue_limit_time;        /* limit as time at the current capacity
-                                         * (RFC 8867 sec. 5: 300 ms); 0 = no limit */
+                                         * (RFC 8867 sec. 5: 300 ms), per instant:
+                                         * rc_link_queue_limit_at(); 0 = no limit */
 
   RcDelayNoise noise;
   RcLossModel loss;
+  RcLossEpisode *episodes;      /* in time order, not overlapping; copied */
+  guint n_episodes;
   guint32 seed;
 
   /* Left to the caller (rc_link_new does not read them): */
@@ -145,12 +157,14 @@ typedef enum
  * (rc-link-keys.h): 1 Mbit/s, a 300 ms queue, no noise, no loss, 28 bytes
  * of overhead. */
 void rc_link_config_init (RcLinkConfig * cfg);
-/* Frees the schedule and trace a config owns (after parse/load). */
+/* Frees the schedule, trace and loss episodes a config owns (after
+ * parse/load). */
 void rc_link_config_clear (RcLinkConfig * cfg);
 
-/* Checks everything rc_link_new needs: capacity > 0, schedule sorted with
- * rates > 0, trace non-decreasing with a period > 0, Pareto shape > 1,
- * correlation and probabilities within 0..1. */
+/* Checks everything rc_link_new needs: capacity > 0, schedule sorted
+ * and not ending at 0 bit/s, trace non-decreasing with a period > 0,
+ * Pareto shape > 1, correlation and probabilities within 0..1, loss
+ * episodes in time order, not overlapping, each with from < to. */
 gboolean rc_link_config_validate (const RcLinkConfig * cfg, GError ** error);
 gboolean rc_link_noise_validate (const RcDelayNoise * noise, GError ** error);
 gboolean rc_link_loss_validate (const RcLossModel * loss, GError ** error);
@@ -172,8 +186,30 @@ void rc_link_set_capacity (RcLink * l, guint64 bps, GstClockTime now);
 void rc_link_set_noise (RcLink * l, const RcDelayNoise * noise);
 void rc_link_set_loss (RcLink * l, const RcLossModel * loss);
 void rc_link_set_queue_limit (RcLink * l, guint64 bytes, GstClockTime time);
-/* Capacity in force at `t` (TRACE: the trace's mean rate). */
+/* A trace's rate "at t" is that of its delivery opportunities in
+ * [t, t + RC_LINK_TRACE_RATE_WINDOW): 200 ms, the bin of rcsim's time
+ * series, so linksim's `capacity` stat at a bin's start is that bin's
+ * capacity in capacity.csv. */
+#define RC_LINK_TRACE_RATE_WINDOW (200 * GST_MSECOND)
+/* Capacity in force at `t`, bit/s: the constant or the schedule's rate at
+ * t; TRACE: 1500 bytes per opportunity in [t, t + RC_LINK_TRACE_RATE_WINDOW)
+ * over that window. */
 guint64 rc_link_capacity_at (RcLink * l, GstClockTime t);
+/* Bits the link can put on the wire in [from, to): the integral of the
+ * rate (rounded down per schedule step); TRACE: 1500 x 8 bits per
+ * delivery opportunity in [from, to). Over a window, divided by its
+ * length, it is the mean capacity the metrics report. */
+guint64 rc_link_capacity_bits (RcLink * l, GstClockTime from,
+    GstClockTime to);
+/* The tail-drop limit in bytes for a packet entering at `t`: accepted iff
+ * backlog + size <= it. queue_limit_bytes when set; else, with
+ * queue_limit_time L, what the link drains in L at the capacity of that
+ * moment: L x the rate at t (constant, schedule), or for a trace 1500
+ * bytes x the delivery opportunities in [t, t + L) (the bytes it can
+ * serve in the next L); in a trace gap longer than L, the opportunities
+ * in the L that ends with the last one before t (before the first one:
+ * the L that starts with it). G_MAXUINT64: no limit. */
+guint64 rc_link_queue_limit_at (RcLink * l, GstClockTime t);
 
 /* A packet enters at `now`. FALSE: tail-dropped (the caller still owns
  * `data`). TRUE: the link holds it until rc_link_pop returns it. */
@@ -200,7 +236,9 @@ guint rc_link_remove_flow_packets (RcLink * l, guint flow, GstClockTime now,
 guint rc_link_n_flows (RcLink * l);
 
 /* "0:1000000,40:2500000" (seconds, bit/s; seconds may be fractional).
- * Steps must be strictly increasing in time and rates > 0. */
+ * Steps must be strictly increasing in time. A rate of 0 is an outage:
+ * the link serves nothing until the next step, so the last step must be
+ * above 0. */
 gboolean rc_link_parse_schedule (const gchar * text, RcCapacityStep ** steps,
     guint * n_steps, GError ** error);
 /* Mahimahi trace text: one integer (ms) per line, non-decreasing, at least
@@ -209,6 +247,10 @@ gboolean rc_link_parse_trace (const gchar * text, guint32 ** trace_ms,
     guint * n_trace, GError ** error);
 gboolean rc_link_load_trace (const gchar * path, guint32 ** trace_ms,
     guint * n_trace, GError ** error);
+/* "30:32,60:63:0.5" (FROM:TO[:RATE], seconds, fractional ok; RATE a
+ * probability, default 1): in time order, not overlapping, FROM < TO. */
+gboolean rc_link_parse_loss_episodes (const gchar * text,
+    RcLossEpisode ** episodes, guint * n_episodes, GError ** error);
 const gchar *rc_noise_dist_to_string (RcNoiseDist d);
 gboolean rc_noise_dist_from_string (const gchar * s, RcNoiseDist * out);
 /* "none", "bernoulli", "gilbert-elliott" (from_string also takes "ge"). */

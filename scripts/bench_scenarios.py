@@ -54,10 +54,38 @@ def media_flows(result):
     return [f for f in result["flows"] if f["kind"] == "media"]
 
 
+# docs/metrics.md: a change is judged over 5 s; a shorter interval before
+# the next change cannot show re-convergence, so it is not counted.
+CONV_HOLD_S = 5.0
+
+
+def reconvergence(results):
+    """The media flows' re-convergence after the changes that follow their
+    start (capacity steps, other flows, resumes), pooled over the runs: the
+    median time of those that re-converged, and how many of the changes
+    with at least CONV_HOLD_S before the next did not."""
+    times, never, total = [], 0, 0
+    for r in results:
+        for f in media_flows(r):
+            for c in f["convergence"]:
+                if c["cause"] == "start" or c["until_s"] - c["at_s"] < CONV_HOLD_S:
+                    continue
+                total += 1
+                if c["after_s"] is None:
+                    never += 1
+                else:
+                    times.append(c["after_s"])
+    if not total:
+        return "–"
+    text = f"{statistics.median(times):.1f} s" if times else "–"
+    return text + (f" ({never}/{total} never)" if never else "")
+
+
 def summarize(results):
     """One table row from the runs (one per seed) of a scenario/controller."""
-    # Slowest media flow to converge, over the runs where all did; flows
-    # that never did are counted and shown, not averaged in.
+    # Convergence after the start (convergence_s): the slowest media flow,
+    # over the runs where all converged; flows that never did are counted
+    # and shown, not averaged in.
     conv, never, total = [], 0, 0
     for r in results:
         cs = [f["convergence_s"] for f in media_flows(r)]
@@ -80,6 +108,7 @@ def summarize(results):
         "loss": fmt([statistics.mean([f["loss_pre"] for f in media_flows(r)] or [0])
                      for r in results], 100, 2, " %"),
         "conv": conv_text,
+        "reconv": reconvergence(results),
         "rates": rates[0],
     }
 
@@ -176,8 +205,8 @@ def main():
         name = scen[:-4]
         lines += [f"### {name}", "",
                   "| controller | utilization | qdelay mean ms | qdelay p95 ms | Jain | min/max "
-                  "| media loss | convergence | goodput kbit/s |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| media loss | convergence | re-convergence | goodput kbit/s |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for ctrl in controllers:
             runs = []
             for seed in seeds:
@@ -194,7 +223,8 @@ def main():
                                    check=True)
             s = summarize(runs)
             lines.append(f"| {ctrl} | {s['util']} | {s['qmean']} | {s['qp95']} | {s['jain']} "
-                         f"| {s['minmax']} | {s['loss']} | {s['conv']} | {s['rates']} |")
+                         f"| {s['minmax']} | {s['loss']} | {s['conv']} | {s['reconv']} "
+                         f"| {s['rates']} |")
             print(f"{name:32s} {ctrl:6s} util {s['util']:>16s} qdelay {s['qmean']:>14s} "
                   f"jain {s['jain']}", flush=True)
         if not args.no_plots:

@@ -13,19 +13,20 @@
 #include <glib/gstdio.h>
 #include "metrics.h"
 
-/* Convergence (docs/metrics.md): 80 % of the fair share, held 5 s, on a
- * 1 s trailing mean of the goodput. */
-#define CONV_FRACTION 0.8
+/* Convergence (docs/metrics.md): after each change, the goodput within
+ * +-10 % of the fair share, held 5 s (25 bins), both averaged over the
+ * trailing 1 s (5 bins) since the change. */
+#define CONV_TOLERANCE 0.1
 #define CONV_HOLD_BINS 25
 #define CONV_SMOOTH_BINS 5
-/* Capacity integration step for utilization and fair shares. */
-#define CAP_STEP GST_MSECOND
 
 /* One SIM_BIN of one flow. */
 typedef struct
 {
   guint64 sent_bytes, fec_bytes, goodput_bytes;
-  guint32 sent_pkts, lost_pkts, delivered_pkts;
+  guint32 sent_pkts, delivered_pkts;     /* by entry; by departure */
+  guint32 dropped_pkts;         /* tail drops, by entry */
+  guint32 link_lost_pkts;       /* lost after the queue, by departure */
   gdouble qd_sum_ms;
   gfloat qd_max_ms;
   gboolean active;              /* demanding capacity at the bin's start */
@@ -53,7 +54,8 @@ typedef struct
 
 typedef struct
 {
-  guint64 *bytes;               /* per bin, by departure */
+  guint64 *bytes;               /* per bin, by departure (delivered or lost
+                                 * after the queue) */
   gdouble *qd_sum_ms;
   guint32 *qd_n;
   gdouble *cap_bps;             /* mean capacity per bin */
@@ -61,7 +63,8 @@ typedef struct
   GstClockTime *last_departed;  /* logged: latest departure of the packets
                                  * that entered in the bin and were queued */
   GArray *qdelay_ms;            /* gfloat, every delivered packet */
-  guint64 window_bytes;         /* departed inside [util_from, util_to) */
+  guint64 window_bytes;         /* departed inside [util_from, util_to),
+                                 * delivered or lost after the queue */
 } LinkAcc;
 
 struct _SimMetrics
@@ -239,6 +242,20 @@ sim_metrics_enter (SimMetrics * m, const SimMetricsPacket * p)
   }
 }
 
+/* A packet left the bottleneck at p->departed, delivered or lost after
+ * it: either way it used the link's capacity, so it counts toward the
+ * link's rate and utilization. */
+static void
+count_departure (SimMetrics * m, const SimMetricsPacket * p)
+{
+  LinkAcc *acc = &m->acc[p->link];
+
+  acc->bytes[bin_of (m, p->departed)] += p->size;
+  if (p->departed >= m->util_from && p->departed < m->util_to &&
+      p->link == SIM_LINK_FORWARD)
+    acc->window_bytes += p->size;
+}
+
 static void
 leave_delivered (SimMetrics * m, const SimMetricsPacket * p)
 {
@@ -251,13 +268,10 @@ leave_delivered (SimMetrics * m, const SimMetricsPacket * p)
   gdouble qd = (gdouble) (owd - MIN (prop, owd)) / GST_MSECOND;
   gfloat qdf = (gfloat) qd;
 
-  acc->bytes[db] += p->size;
+  count_departure (m, p);
   acc->qd_sum_ms[db] += qd;
   acc->qd_n[db]++;
   g_array_append_val (acc->qdelay_ms, qdf);
-  if (p->departed >= m->util_from && p->departed < m->util_to &&
-      p->link == SIM_LINK_FORWARD)
-    acc->window_bytes += p->size;
   if (is_data (p->kind)) {
     f->delivered_pkts++;
     b->delivered_pkts++;
@@ -287,13 +301,14 @@ sim_metrics_leave (SimMetrics * m, const SimMetricsPacket * p)
     case SIM_FATE_DROPPED:
       if (data) {
         f->lost_queue++;
-        f->bins[bin_of (m, p->entry)].lost_pkts++;
+        f->bins[bin_of (m, p->entry)].dropped_pkts++;
       }
       break;
     case SIM_FATE_LOST:
+      count_departure (m, p);
       if (data) {
         f->lost_link++;
-        f->bins[bin_of (m, p->departed)].lost_pkts++;
+        f->bins[bin_of (m, p->departed)].link_lost_pkts++;
       }
       break;
     case SIM_FATE_DELIVERED:
@@ -436,26 +451,24 @@ derive_samples (SimMetrics * m)
   }
 }
 
+/* The capacity per instant, integrated exactly (rc_link_capacity_bits):
+ * a schedule's rate, or a trace's delivery opportunities, in each bin and
+ * over the utilization window. */
 static void
 integrate_capacity (SimMetrics * m)
 {
   guint l, b;
-  GstClockTime t;
 
   for (l = 0; l < 2; l++) {
     for (b = 0; b < m->n_bins; b++) {
       GstClockTime from = b * SIM_BIN, to = MIN ((b + 1) * SIM_BIN, m->end);
-      gdouble sum = 0;
-      guint n = 0;
-      for (t = from; t < to; t += CAP_STEP, n++)
-        sum += (gdouble) rc_link_capacity_at (m->links[l], t);
-      m->acc[l].cap_bps[b] = n ? sum / n : 0;
+      m->acc[l].cap_bps[b] = to > from ?
+          (gdouble) rc_link_capacity_bits (m->links[l], from, to) /
+          ((gdouble) (to - from) / GST_SECOND) : 0;
     }
   }
-  m->util_cap_bits = 0;
-  for (t = m->util_from; t < m->util_to; t += CAP_STEP)
-    m->util_cap_bits += (gdouble) rc_link_capacity_at (m->links[0], t) *
-        ((gdouble) MIN (CAP_STEP, m->util_to - t) / GST_SECOND);
+  m->util_cap_bits = (gdouble) rc_link_capacity_bits (m->links[0],
+      m->util_from, m->util_to);
 }
 
 void
@@ -488,7 +501,7 @@ sim_metrics_flow_window (SimMetrics * m, guint flow, GstClockTime from,
     qd += bn->qd_sum_ms;
     out->sent_pkts += bn->sent_pkts;
     out->delivered_pkts += bn->delivered_pkts;
-    out->lost_pkts += bn->lost_pkts;
+    out->lost_pkts += bn->dropped_pkts + bn->link_lost_pkts;
     if (f->cfg->kind == SIM_FLOW_MEDIA && b * SIM_BIN >= f->start &&
         b * SIM_BIN < f->stop) {
       target += bn->target_bps;
@@ -597,47 +610,182 @@ flow_active_s (Flow * f)
   return f->stop > f->start ? (gdouble) (f->stop - f->start) / GST_SECOND : 0;
 }
 
-/* Seconds from start until the 1 s mean goodput first reaches 80 % of the
- * fair share and stays there 5 s; < 0 when never. */
-static gdouble
-convergence (SimMetrics * m, Flow * f)
+/* Convergence (docs/metrics.md): what changes a flow's fair share. */
+typedef enum
 {
-  guint first, last, b, k, run_start = 0, held = 0;
-  gdouble *smooth;
-  gdouble result = -1;
+  CONV_START = 0,               /* the flow starts */
+  CONV_RESUME,                  /* it resumes after a pause */
+  CONV_CAPACITY,                /* a step of its link's schedule */
+  CONV_FLOWS,                   /* another flow on its link starts, stops,
+                                 * pauses or resumes */
+  CONV_PAUSE,                   /* it pauses: nothing to converge to */
+} ConvCause;
 
-  if (f->cfg->kind == SIM_FLOW_CBR || (f->cfg->kind == SIM_FLOW_TCP &&
-          f->cfg->size_max > 0) || f->stop <= f->start)
-    return -1;
-  first = (guint) (f->start / SIM_BIN);
-  last = (guint) MIN ((f->stop + SIM_BIN - 1) / SIM_BIN, m->n_bins);
-  smooth = g_new0 (gdouble, m->n_bins);
-  for (b = first; b < last; b++) {
-    gdouble sum = 0;
-    guint n = 0;
-    for (k = b + 1 - MIN (CONV_SMOOTH_BINS, b + 1 - first); k <= b; k++, n++)
-      sum += f->bins[k].goodput_bytes * 8.0 / ((gdouble) SIM_BIN / GST_SECOND);
-    smooth[b] = sum / MAX (n, 1);
+static const gchar *const conv_cause_names[] = {
+  "start", "resume", "capacity", "flows", "pause"
+};
+
+typedef struct
+{
+  GstClockTime at;
+  ConvCause cause;
+  GstClockTime until;           /* the next change, or the flow's stop */
+  gdouble after_s;              /* < 0: did not re-converge before `until` */
+} ConvChange;
+
+static void
+add_change (GArray * a, Flow * f, GstClockTime at, ConvCause cause)
+{
+  ConvChange c = { at, cause, f->stop, -1 };
+
+  /* Changes before the start are the start's; none after the stop. */
+  if (at >= f->start && at < f->stop)
+    g_array_append_val (a, c);
+}
+
+static gint
+cmp_change (gconstpointer a, gconstpointer b)
+{
+  const ConvChange *x = a, *y = b;
+
+  if (x->at != y->at)
+    return x->at < y->at ? -1 : 1;
+  return (gint) x->cause - (gint) y->cause;
+}
+
+/* The flow's goodput, and its fair share, averaged over the bins from
+ * `from` to `b` (at most CONV_SMOOTH_BINS), bit/s. */
+static void
+conv_smooth (SimMetrics * m, Flow * f, guint from, guint b, gdouble * goodput,
+    gdouble * share)
+{
+  guint k, n = 0;
+
+  *goodput = *share = 0;
+  for (k = b + 1 - MIN (CONV_SMOOTH_BINS, b + 1 - from); k <= b; k++, n++) {
+    *goodput += f->bins[k].goodput_bytes * 8.0 /
+        ((gdouble) SIM_BIN / GST_SECOND);
+    *share += fair_share (m, f, k);
   }
-  for (b = first; b < last; b++) {
-    gdouble share;
+  *goodput /= MAX (n, 1);
+  *share /= MAX (n, 1);
+}
+
+/* Seconds from the change at `c` to the end of the first bin of a run of
+ * CONV_HOLD_BINS demanding bins, all before `e`, in which the smoothed
+ * goodput is within CONV_TOLERANCE of the smoothed fair share; < 0 when
+ * there is none. Only bins wholly after the change count, and the mean
+ * does not reach back before it. */
+static gdouble
+reconverge (SimMetrics * m, Flow * f, GstClockTime c, GstClockTime e)
+{
+  guint b0 = (guint) MIN ((c + SIM_BIN - 1) / SIM_BIN, (guint64) m->n_bins);
+  guint b1 = (guint) MIN (e / SIM_BIN, (guint64) m->n_bins), b;
+  guint run_start = 0, held = 0;
+
+  for (b = b0; b < b1; b++) {
+    gdouble g, share;
+
     if (!f->bins[b].active)
-      continue;                 /* paused: neither holds nor breaks */
-    share = fair_share (m, f, b);
-    if (share > 0 && smooth[b] >= CONV_FRACTION * share) {
+      continue;                 /* not demanding: neither holds nor breaks */
+    conv_smooth (m, f, b0, b, &g, &share);
+    if (fabs (g - share) <= CONV_TOLERANCE * share) {
       if (held == 0)
         run_start = b;
-      if (++held >= CONV_HOLD_BINS) {
-        result = (gdouble) ((run_start + 1) * SIM_BIN - f->start) /
-            GST_SECOND;
-        break;
-      }
+      if (++held >= CONV_HOLD_BINS)
+        return (gdouble) ((run_start + 1) * SIM_BIN - c) / GST_SECOND;
     } else {
       held = 0;
     }
   }
-  g_free (smooth);
-  return result;
+  return -1;
+}
+
+/* Every change in the flow's active time and how long it took to
+ * re-converge after it (docs/metrics.md); empty for CBR and short TCP
+ * flows. Changes come from the scenario, so a simulation and a packet log
+ * find the same ones: the flow's start and resumes, its link's schedule
+ * steps (a trace has none: it varies all the time), other flows on its
+ * link starting, stopping, pausing, resuming (short TCP flows by their
+ * start and stop, not per transfer). Same-time changes are one, with the
+ * first cause in ConvCause order; one at which the flow is paused (its own
+ * pause, or anything during it) is a boundary that is not judged. */
+static GArray *
+convergence (SimMetrics * m, Flow * f)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (ConvChange));
+  const RcLinkConfig *lc = f->cfg->reverse ? &m->scen->reverse :
+      &m->scen->link;
+  guint i, j, n;
+
+  if (f->cfg->kind == SIM_FLOW_CBR || (f->cfg->kind == SIM_FLOW_TCP &&
+          f->cfg->size_max > 0) || f->stop <= f->start || f->skipped)
+    return a;
+
+  add_change (a, f, f->start, CONV_START);
+  for (i = 0; f->cfg->pauses && i < f->cfg->pauses->len; i++) {
+    SimPeriod *p = &g_array_index (f->cfg->pauses, SimPeriod, i);
+    add_change (a, f, p->from, CONV_PAUSE);
+    add_change (a, f, p->to, CONV_RESUME);
+  }
+  if (lc->mode == RC_CAPACITY_SCHEDULE) {
+    guint64 before = lc->capacity_bps;
+    for (i = 0; i < lc->n_steps; i++) {
+      if (lc->steps[i].bps != before)
+        add_change (a, f, lc->steps[i].at, CONV_CAPACITY);
+      before = lc->steps[i].bps;
+    }
+  }
+  for (j = 0; j < m->n_flows; j++) {
+    Flow *o = &m->flows[j];
+    if (o == f || o->skipped || o->cfg->reverse != f->cfg->reverse)
+      continue;
+    add_change (a, f, o->start, CONV_FLOWS);
+    add_change (a, f, o->stop, CONV_FLOWS);
+    for (i = 0; o->cfg->pauses && i < o->cfg->pauses->len; i++) {
+      SimPeriod *p = &g_array_index (o->cfg->pauses, SimPeriod, i);
+      add_change (a, f, p->from, CONV_FLOWS);
+      add_change (a, f, p->to, CONV_FLOWS);
+    }
+  }
+  g_array_sort (a, cmp_change);
+  /* One per instant: the first after sorting has the first cause. A pause
+   * at the same instant as other changes makes it a pause. */
+  for (i = 0, n = 0; i < a->len; i++) {
+    ConvChange *c = &g_array_index (a, ConvChange, i);
+    if (n > 0 && g_array_index (a, ConvChange, n - 1).at == c->at) {
+      if (c->cause == CONV_PAUSE)
+        g_array_index (a, ConvChange, n - 1).cause = CONV_PAUSE;
+      continue;
+    }
+    g_array_index (a, ConvChange, n++) = *c;
+  }
+  g_array_set_size (a, n);
+  for (i = 0; i < a->len; i++) {
+    ConvChange *c = &g_array_index (a, ConvChange, i);
+    /* A change while the flow is paused is not judged either. */
+    if (sim_flow_paused (f->cfg, c->at))
+      c->cause = CONV_PAUSE;
+    if (i + 1 < a->len)
+      c->until = g_array_index (a, ConvChange, i + 1).at;
+    if (c->cause != CONV_PAUSE)
+      c->after_s = reconverge (m, f, c->at, c->until);
+  }
+  /* Pauses are boundaries only. */
+  for (i = 0, n = 0; i < a->len; i++)
+    if (g_array_index (a, ConvChange, i).cause != CONV_PAUSE)
+      g_array_index (a, ConvChange, n++) = g_array_index (a, ConvChange, i);
+  g_array_set_size (a, n);
+  return a;
+}
+
+/* The summary, convergence_s: the first change's, i.e. the convergence
+ * after the flow's start (after its first resume if it starts paused);
+ * < 0 (null) if it did not converge before the next change, or has none. */
+static gdouble
+convergence_summary (GArray * changes)
+{
+  return changes->len ? g_array_index (changes, ConvChange, 0).after_s : -1;
 }
 
 /* A media flow whose data crosses the forward bottleneck. */
@@ -800,11 +948,14 @@ sim_metrics_write_json (SimMetrics * m, GString * s)
   for (i = 0; i < m->n_flows; i++) {
     Flow *f = &m->flows[i];
     gdouble act, conv;
+    GArray *changes;
+    guint k;
 
     if (f->skipped)
       continue;
     act = flow_active_s (f);
-    conv = convergence (m, f);
+    changes = convergence (m, f);
+    conv = convergence_summary (changes);
     g_string_append_printf (s, "%s\n    {\"id\": %u, \"name\": ",
         first ? "" : ",", f->id);
     first = FALSE;
@@ -834,7 +985,21 @@ sim_metrics_write_json (SimMetrics * m, GString * s)
     json_num (s, loss_of (f), "%.6f");
     g_string_append (s, ", \"convergence_s\": ");
     json_num (s, conv >= 0 ? conv : NAN, "%.3f");
-    g_string_append (s, "}");
+    g_string_append (s, ",\n     \"convergence\": [");
+    for (k = 0; k < changes->len; k++) {
+      ConvChange *c = &g_array_index (changes, ConvChange, k);
+      g_string_append_printf (s, "%s{\"at_s\": ", k ? ", " : "");
+      json_num (s, (gdouble) c->at / GST_SECOND, "%.3f");
+      g_string_append (s, ", \"cause\": ");
+      json_str (s, conv_cause_names[c->cause]);
+      g_string_append (s, ", \"until_s\": ");
+      json_num (s, (gdouble) c->until / GST_SECOND, "%.3f");
+      g_string_append (s, ", \"after_s\": ");
+      json_num (s, c->after_s >= 0 ? c->after_s : NAN, "%.3f");
+      g_string_append (s, "}");
+    }
+    g_string_append (s, "]}");
+    g_array_unref (changes);
   }
   g_string_append (s, "\n  ]\n}\n");
 }
@@ -880,12 +1045,15 @@ sim_metrics_write_table (SimMetrics * m, GString * s)
   for (i = 0; i < m->n_flows; i++) {
     Flow *f = &m->flows[i];
     gdouble act, conv;
+    GArray *changes;
     Dist d;
 
     if (f->skipped)
       continue;
     act = flow_active_s (f);
-    conv = convergence (m, f);
+    changes = convergence (m, f);
+    conv = convergence_summary (changes);
+    g_array_unref (changes);
     d = dist_of (f->qdelay_ms);
     g_string_append_printf (s, "%3u %-14.14s %-5s %-8s %3s %6.1f %6.1f %9.1f "
         "%9.1f %6.1f", f->id, f->cfg->name,
@@ -952,7 +1120,8 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
   guint b, k;
 
   g_string_append (s, "t_s,active,send_kbps,goodput_kbps,fec_kbps,"
-      "fair_share_kbps,qdelay_ms,qdelay_max_ms,loss");
+      "fair_share_kbps,qdelay_ms,qdelay_max_ms,loss,delivered_pkts,"
+      "dropped_pkts,lost_pkts");
   if (has_media_columns (m, f)) {
     g_string_append (s, ",target_kbps,encoder_kbps,pacing_kbps");
     for (k = 0; k < f->stat_names->len; k++)
@@ -964,7 +1133,8 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
   g_string_append_c (s, '\n');
   for (b = 0; b < m->n_bins; b++) {
     Bin *bn = &f->bins[b];
-    guint32 known = bn->delivered_pkts + bn->lost_pkts;
+    guint32 lost = bn->dropped_pkts + bn->link_lost_pkts;
+    guint32 known = bn->delivered_pkts + lost;
 
     csv_fmt (s, "%.1f", b * bin_s, FALSE);
     g_string_append_printf (s, ",%d", bn->active ? 1 : 0);
@@ -974,7 +1144,9 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
     csv_num (s, fair_share (m, f, b) / 1000);
     csv_num (s, bn->delivered_pkts ? bn->qd_sum_ms / bn->delivered_pkts : 0);
     csv_num (s, bn->qd_max_ms);
-    csv_fmt (s, "%.4f", known ? (gdouble) bn->lost_pkts / known : 0.0, TRUE);
+    csv_fmt (s, "%.4f", known ? (gdouble) lost / known : 0.0, TRUE);
+    g_string_append_printf (s, ",%u,%u,%u", bn->delivered_pkts,
+        bn->dropped_pkts, bn->link_lost_pkts);
     if (has_media_columns (m, f)) {
       csv_num (s, bn->target_bps / 1000);
       csv_num (s, bn->encoder_bps / 1000);

@@ -34,6 +34,27 @@ link_new_constant (guint64 bps, guint64 limit_bytes, GstClockTime limit_time)
   return l;
 }
 
+/* A schedule link: `before` bit/s before the steps of `schedule`, a queue
+ * limit of `limit_time`. */
+static RcLink *
+link_new_schedule (const gchar * schedule, guint64 before,
+    GstClockTime limit_time)
+{
+  RcLinkConfig cfg;
+  RcLink *l;
+
+  rc_link_config_init (&cfg);
+  cfg.capacity_bps = before;
+  cfg.queue_limit_time = limit_time;
+  fail_unless (rc_link_parse_schedule (schedule, &cfg.steps, &cfg.n_steps,
+          NULL));
+  cfg.mode = RC_CAPACITY_SCHEDULE;
+  l = rc_link_new (&cfg);
+  rc_link_config_clear (&cfg);
+  fail_unless (l != NULL);
+  return l;
+}
+
 /* Pops one packet that must be there at `now`. */
 static RcLinkPacket
 pop_one (RcLink * l, GstClockTime now)
@@ -315,8 +336,17 @@ GST_START_TEST (test_trace_replay)
   /* No propagation delay: popping at an arrival time moves the link's time
    * to it, and the steps below enqueue between departures. */
   f = rc_link_add_flow (l, 0);
-  /* Mean rate: 4 x 1500 B per 5 ms. */
-  fail_unless_equals_uint64 (rc_link_capacity_at (l, 0), 9600000);
+  /* The rate at 0 is that of [0, 200 ms): 40 loops of 4 opportunities
+   * but the one at 200 ms, 159 x 1500 B in 0.2 s (the mean of the trace
+   * is 4 x 1500 B per 5 ms, 9.6 Mbit/s). [0, 5 ms) has the three at 1, 1
+   * and 3 ms; [5, 10 ms) the four at 5, 6, 6 and 8 ms. */
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 0), 9540000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 0, 5 * MS),
+      3 * 12000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 5 * MS, 10 * MS),
+      4 * 12000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 0, 1 * S),
+      (4 * 200 - 1) * 12000);
 
   for (i = 0; i < 4; i++)
     fail_unless (rc_link_enqueue (l, f, 1500, NULL, 0));
@@ -374,6 +404,277 @@ GST_START_TEST (test_trace_replay)
   drain_from (l, out, 16, 1000031500 * US);
   fail_unless_equals_uint64 (out[2].departed, 1000034500 * US);
   rc_link_free (l);
+}
+
+GST_END_TEST;
+
+/* The capacity and the time-based queue limit per instant. Trace, period
+ * 1 s: an opportunity every ms from 1 to 100 ms (12 Mbit/s), then at 200,
+ * 300, 400 and 500 ms, then a gap to 1000 ms (the period, so the next
+ * loop's first opportunity is at 1000 ms, then 1001 ...). A schedule's
+ * integral over a window. */
+GST_START_TEST (test_capacity_and_limit_per_instant)
+{
+  GString *trace = g_string_new (NULL);
+  RcLinkConfig cfg;
+  RcLink *l;
+  guint f, i;
+  RcLinkPacket p;
+
+  for (i = 1; i <= 100; i++)
+    g_string_append_printf (trace, "%u\n", i);
+  g_string_append (trace, "200\n300\n400\n500\n1000\n");
+  rc_link_config_init (&cfg);
+  fail_unless (rc_link_parse_trace (trace->str, &cfg.trace_ms, &cfg.n_trace,
+          NULL));
+  g_string_free (trace, TRUE);
+  cfg.mode = RC_CAPACITY_TRACE;
+  cfg.queue_limit_time = 300 * MS;
+  l = rc_link_new (&cfg);
+  rc_link_config_clear (&cfg);
+  f = rc_link_add_flow (l, 0);
+
+  /* The rate at t: 1500 B per opportunity in [t, t + 200 ms), not the
+   * trace's mean (105 per s: 1.26 Mbit/s). */
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 0), 6000000);
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 200 * MS), 120000);
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 600 * MS), 0);
+  /* At 1 s: loop 0's last opportunity and loop 1's first 100. */
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 1 * S), 6060000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 0, 1 * S),
+      104 * 12000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 1 * S, 2 * S),
+      105 * 12000);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 150 * MS, 150 * MS),
+      0);
+
+  /* queue-limit-ms 300: the bytes of the opportunities in the next 300 ms.
+   * At 0: 1..100 ms and 200 ms. At 250 ms: 300, 400, 500 ms. */
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 0), 101 * 1500);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 250 * MS),
+      3 * 1500);
+  /* In the gap (none in [600, 900) ms): the 300 ms that end with the last
+   * opportunity, (200, 500] ms. */
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 600 * MS),
+      3 * 1500);
+  /* The link holds that much, and not one byte more. */
+  for (i = 0; i < 3; i++)
+    fail_unless (rc_link_enqueue (l, f, 1500, NULL, 600 * MS));
+  fail_if (rc_link_enqueue (l, f, 1, NULL, 600 * MS));
+  /* They leave at the next opportunities, 1000, 1001 and 1002 ms. */
+  p = pop_one (l, 1002 * MS);
+  fail_unless_equals_uint64 (p.departed, 1000 * MS);
+  while (rc_link_pop (l, 2 * S, &p));
+  /* Another limit: 150 ms. In the gap: (350, 500] ms. */
+  rc_link_set_queue_limit (l, 0, 150 * MS);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 2600 * MS),
+      2 * 1500);
+  /* From 2 s: loop 1's last opportunity (2000 ms) and 2001..2100 ms. */
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 2000 * MS),
+      101 * 1500);
+  /* Bytes override time; no limit at all. */
+  rc_link_set_queue_limit (l, 7000, 150 * MS);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 2600 * MS), 7000);
+  rc_link_set_queue_limit (l, 0, 0);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 2600 * MS),
+      G_MAXUINT64);
+  rc_link_free (l);
+
+  /* Schedule: 500 kbit/s before 0.5 s, 1 Mbit/s to 1 s, 2 Mbit/s to
+   * 1.0125 s, then 8 kbit/s. */
+  l = link_new_schedule ("0.5:1000000,1:2000000,1.0125:8000", 500000,
+      300 * MS);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 0, 2 * S),
+      250000 + 500000 + 25000 + 7900);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 750 * MS, 1 * S),
+      250000);
+  /* 300 ms at the rate of the moment. */
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 0), 18750);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 1 * S), 75000);
+  rc_link_free (l);
+}
+
+GST_END_TEST;
+
+/* An outage: a schedule step of 0 bit/s. Nothing leaves the queue until
+ * the next step, a packet being serialized finishes after it, and a
+ * time-based limit keeps the bytes of the last capacity above 0. */
+GST_START_TEST (test_outage)
+{
+  RcLinkConfig cfg;
+  RcLink *l;
+  RcLinkPacket out[64];
+  guint f, i, n;
+
+  l = link_new_schedule ("0:1000000,1:0,3:1000000", 1000000, 300 * MS);
+  f = rc_link_add_flow (l, 0);
+
+  fail_unless_equals_uint64 (rc_link_capacity_at (l, 1500 * MS), 0);
+  fail_unless_equals_uint64 (rc_link_capacity_bits (l, 0, 4 * S), 2000000);
+  /* 300 ms at 1 Mbit/s, the rate before the outage. */
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 1500 * MS), 37500);
+
+  /* 1250 B at 995 ms: 625 B before the outage, the rest from 3 s. */
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 995 * MS));
+  /* In the outage the queue holds up to the limit: 625 B of the head, 29
+   * more packets, 625 B to the byte; then it drops. */
+  for (i = 0; i < 29; i++)
+    fail_unless (rc_link_enqueue (l, f, 1250, NULL, 1500 * MS));
+  fail_if (rc_link_enqueue (l, f, 1250, NULL, 1500 * MS));
+  fail_unless (rc_link_enqueue (l, f, 625, NULL, 1500 * MS));
+  fail_if (rc_link_enqueue (l, f, 1, NULL, 1500 * MS));
+  fail_unless_equals_uint64 (rc_link_backlog_bytes (l, 2 * S), 37500);
+  fail_unless_equals_uint64 (rc_link_next_event (l), 3005 * MS);
+  /* 37500 B at 1 Mbit/s from 3 s: the last leaves at 3.3 s, 1.3 s after
+   * the link's time (2 s). */
+  fail_unless_equals_uint64 (rc_link_queue_delay (l, 2 * S), 1300 * MS);
+  n = drain_from (l, out, G_N_ELEMENTS (out), 1500 * MS);
+  fail_unless_equals_int (n, 31);
+  fail_unless_equals_uint64 (out[0].departed, 3005 * MS);
+  for (i = 1; i < 30; i++)
+    fail_unless_equals_uint64 (out[i].departed, 3005 * MS + i * 10 * MS);
+  fail_unless_equals_uint64 (out[30].departed, 3300 * MS);
+  rc_link_free (l);
+
+  /* A link that starts in an outage: the limit is the first rate above 0
+   * (300 ms at 500 kbit/s); the first packet leaves once it comes. */
+  l = link_new_schedule ("0:0,2:500000", 1000000, 300 * MS);
+  f = rc_link_add_flow (l, 0);
+  fail_unless_equals_uint64 (rc_link_queue_limit_at (l, 1 * S), 18750);
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
+  fail_unless_equals_uint64 (rc_link_next_event (l), 2020 * MS);
+  drain (l, out, 1);
+  fail_unless_equals_uint64 (out[0].departed, 2020 * MS);
+  rc_link_free (l);
+
+  /* It must end. */
+  rc_link_config_init (&cfg);
+  cfg.mode = RC_CAPACITY_SCHEDULE;
+  cfg.steps = g_new0 (RcCapacityStep, 2);
+  cfg.n_steps = 2;
+  cfg.steps[0].bps = 1000000;
+  cfg.steps[1].at = 1 * S;
+  fail_if (rc_link_config_validate (&cfg, NULL));
+  cfg.steps[1].bps = 1;
+  fail_unless (rc_link_config_validate (&cfg, NULL));
+  rc_link_config_clear (&cfg);
+}
+
+GST_END_TEST;
+
+/* ====================================================== loss episodes */
+
+/* 100 B every ms for 5 s at 10 Mbit/s (no queue), episodes "1:2,3:4:0.5"
+ * on top of 10 % Bernoulli loss and uniform noise: everything entering
+ * in [1, 2) s is lost, about half in [3, 4) s; outside them each packet
+ * has the same fate as without episodes, and every packet delivered in
+ * both runs the same arrival (their draws come from another generator;
+ * the noise, at most 0.4 ms, never makes a packet wait for the one
+ * before it). */
+GST_START_TEST (test_loss_episodes)
+{
+  RcLinkPacket *with = g_new0 (RcLinkPacket, 5000);
+  RcLinkPacket *without = g_new0 (RcLinkPacket, 5000);
+  guint run, i, lost_first = 0, lost_second = 0, lost_else = 0;
+  RcLinkFlowStats st;
+
+  for (run = 0; run < 2; run++) {
+    RcLinkPacket *out = run ? with : without;
+    RcLinkConfig cfg;
+    RcLink *l;
+    guint f, n = 0;
+    RcLinkPacket p;
+
+    rc_link_config_init (&cfg);
+    cfg.capacity_bps = 10000000;
+    cfg.seed = 99;
+    cfg.loss.kind = RC_LOSS_BERNOULLI;
+    cfg.loss.rate = 0.1;
+    cfg.noise.dist = RC_NOISE_UNIFORM;
+    cfg.noise.mean = 200 * US;
+    if (run)
+      fail_unless (rc_link_parse_loss_episodes ("1:2, 3:4:0.5",
+              &cfg.episodes, &cfg.n_episodes, NULL));
+    l = rc_link_new (&cfg);
+    rc_link_config_clear (&cfg);
+    f = rc_link_add_flow (l, 10 * MS);
+    for (i = 0; i < 5000; i++) {
+      fail_unless (rc_link_enqueue (l, f, 100, GUINT_TO_POINTER (i + 1),
+              i * MS));
+      while (rc_link_pop (l, i * MS, &p))
+        out[GPOINTER_TO_UINT (p.data) - 1] = p, n++;
+    }
+    while (rc_link_pop (l, 10 * S, &p))
+      out[GPOINTER_TO_UINT (p.data) - 1] = p, n++;
+    fail_unless_equals_int (n, 5000);
+    rc_link_get_flow_stats (l, f, &st);
+    if (run) {
+      guint lost = 0;
+      for (i = 0; i < 5000; i++)
+        lost += with[i].lost;
+      fail_unless_equals_uint64 (st.dropped_loss, lost);
+    }
+    rc_link_free (l);
+  }
+  for (i = 0; i < 5000; i++) {
+    if (i >= 1000 && i < 2000) {
+      fail_unless (with[i].lost, "packet at %u ms not lost", i);
+      lost_first++;
+    } else if (i >= 3000 && i < 4000) {
+      /* Lost if the model or the episode loses it. */
+      fail_unless (with[i].lost || !without[i].lost);
+      lost_second += with[i].lost;
+    } else {
+      fail_unless_equals_int (with[i].lost, without[i].lost);
+      lost_else += with[i].lost;
+    }
+    if (!with[i].lost && !without[i].lost)
+      fail_unless_equals_uint64 (with[i].arrival, without[i].arrival);
+  }
+  /* 1 - 0.9 x 0.5 = 0.55 of the second episode, 0.1 elsewhere. */
+  GST_INFO ("lost: %u in [1, 2) s, %u in [3, 4) s, %u in the other 3 s",
+      lost_first, lost_second, lost_else);
+  fail_unless (lost_second > 490 && lost_second < 610, "%u", lost_second);
+  fail_unless (lost_else > 240 && lost_else < 360, "%u", lost_else);
+  g_free (with);
+  g_free (without);
+}
+
+GST_END_TEST;
+
+static const gchar *bad_episodes[] = {
+  NULL, "", " , ", "1", "1:", ":2", "2:1", "1:1", "1:2:", "1:2:1.01",
+  "1:2:-0.5", "1:2:nan", "-1:2", "1:2,1.5:3", "3:4,1:2", "a:b",
+  "1:2:0.5:3", "inf:5",
+};
+
+GST_START_TEST (test_loss_episodes_parser)
+{
+  RcLossEpisode *e = (RcLossEpisode *) 0x1;
+  guint n = 99;
+  GError *err = NULL;
+
+  if (__i__ < (gint) G_N_ELEMENTS (bad_episodes)) {
+    fail_if (rc_link_parse_loss_episodes (bad_episodes[__i__], &e, &n, &err),
+        "accepted \"%s\"", bad_episodes[__i__]);
+    fail_unless (err && err->domain == RC_LINK_ERROR);
+    fail_unless (strstr (err->message, "FROM:TO[:RATE]") != NULL, "%s",
+        err->message);
+    fail_unless (e == NULL && n == 0);
+    g_error_free (err);
+    return;
+  }
+  fail_unless (rc_link_parse_loss_episodes ("30:32, 60:63:0.5;63:63.25:0",
+          &e, &n, &err));
+  fail_unless_equals_int (n, 3);
+  fail_unless_equals_uint64 (e[0].from, 30 * S);
+  fail_unless_equals_uint64 (e[0].to, 32 * S);
+  fail_unless (e[0].rate == 1.0);
+  fail_unless_equals_uint64 (e[1].to, 63 * S);
+  fail_unless (e[1].rate == 0.5);
+  fail_unless_equals_uint64 (e[2].to, 63250 * MS);
+  fail_unless (e[2].rate == 0.0);
+  g_free (e);
 }
 
 GST_END_TEST;
@@ -767,7 +1068,8 @@ static const gchar *bad_schedules[] = {
   "x:1000000",
   "0:",
   ":1000",
-  "0:0",                        /* rate must be > 0 */
+  "0:0",                        /* an outage must end */
+  "0:1000000,5:0",
   "0:-5",
   "-1:1000000",                 /* negative time */
   "0:1000000,40:2500000,20:100000",     /* unsorted */
@@ -845,6 +1147,12 @@ GST_START_TEST (test_parsers_accept_and_files)
   fail_unless_equals_int (n, 2);
   fail_unless_equals_uint64 (steps[0].at, 250 * MS);
   fail_unless_equals_uint64 (steps[1].at, 1500 * MS);
+  g_free (steps);
+  /* An outage. */
+  fail_unless (rc_link_parse_schedule ("0:1000000,5:0,7:500000", &steps, &n,
+          &err));
+  fail_unless_equals_int (n, 3);
+  fail_unless_equals_uint64 (steps[1].bps, 0);
   g_free (steps);
   fail_unless (rc_link_parse_trace ("0\n0\n7", &t, &n, &err));
   fail_unless_equals_int (n, 3);
@@ -1125,6 +1433,8 @@ link_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_schedule_replay);
   tcase_add_test (tc, test_trace_replay);
+  tcase_add_test (tc, test_capacity_and_limit_per_instant);
+  tcase_add_test (tc, test_outage);
 
   tc = tcase_create ("noise");
   suite_add_tcase (s, tc);
@@ -1137,6 +1447,9 @@ link_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_bernoulli_loss_rate);
   tcase_add_test (tc, test_gilbert_elliott_loss);
+  tcase_add_test (tc, test_loss_episodes);
+  tcase_add_loop_test (tc, test_loss_episodes_parser, 0,
+      G_N_ELEMENTS (bad_episodes) + 1);
 
   tc = tcase_create ("random");
   suite_add_tcase (s, tc);

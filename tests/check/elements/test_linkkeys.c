@@ -205,7 +205,9 @@ other_value (const RcLinkKey * k, GParamSpec * p, GValue * v)
     }
     case RC_LINK_TYPE_STRING:
       if (k == &rc_link_keys[RC_LINK_KEY_SCHEDULE])
-        g_value_set_string (v, "0:1500000,2.5:3000000");
+        g_value_set_string (v, "0:1500000,2.5:0,3:3000000");
+      else if (k == &rc_link_keys[RC_LINK_KEY_LOSS_EPISODES])
+        g_value_set_string (v, "1.5:2,30:33:0.25");
       else
         g_value_take_string (v, write_tmp ("link.trace", "3\n5\n5\n20\n"));
       return g_value_dup_string (v);
@@ -245,6 +247,9 @@ assert_same_config (GObjectClass * klass, const RcLinkConfig * a,
   fail_unless_equals_int (a->n_trace, b->n_trace);
   fail_unless (a->n_trace == 0 || memcmp (a->trace_ms, b->trace_ms,
           a->n_trace * sizeof (guint32)) == 0, "%s: trace", what);
+  fail_unless_equals_int (a->n_episodes, b->n_episodes);
+  fail_unless (a->n_episodes == 0 || memcmp (a->episodes, b->episodes,
+          a->n_episodes * sizeof (RcLossEpisode)) == 0, "%s: episodes", what);
 }
 
 GST_START_TEST (test_scenario_agrees_with_linksim)
@@ -290,7 +295,10 @@ GST_START_TEST (test_scenario_agrees_with_linksim)
 
   /* And the value did move away from the default. */
   rc_link_config_init (&def);
-  if (k->type == RC_LINK_TYPE_STRING) {
+  if (k == &rc_link_keys[RC_LINK_KEY_LOSS_EPISODES]) {
+    fail_unless_equals_int (sc->link.n_episodes, 2);
+    fail_unless_equals_uint64 (sc->link.episodes[1].to, 33 * GST_SECOND);
+  } else if (k->type == RC_LINK_TYPE_STRING) {
     fail_unless (sc->link.mode != def.mode);
   } else {
     GValue a = G_VALUE_INIT, b = G_VALUE_INIT;
@@ -401,6 +409,19 @@ GST_START_TEST (test_scenario_ranges_from_table)
       case RC_LINK_TYPE_STRING:
         break;
     }
+  }
+  /* The string rows say what they expect. */
+  {
+    const RcLinkKey *ep = &rc_link_keys[RC_LINK_KEY_LOSS_EPISODES];
+    const gchar *bad[] = { "", "soon", "5", "5:3", "1:2:1.5", "1:2:x",
+      "-1:2", "3:4,1:2", "1:3,2:4", "1:2:0.5:7"
+    };
+    for (i = 0; i < G_N_ELEMENTS (bad); i++)
+      assert_refused (ep, bad[i], "FROM:TO[:RATE]");
+    assert_refused (&rc_link_keys[RC_LINK_KEY_SCHEDULE], "0:1000000,5:0",
+        "outage");
+    assert_refused (&rc_link_keys[RC_LINK_KEY_SCHEDULE], "0:1000000,5:-1",
+        "bit/s");
   }
 }
 

@@ -327,11 +327,68 @@ GST_START_TEST (test_trace_file)
     fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), 3);
     gst_buffer_unref (b);
   }
-  /* Mean rate: 2 x 1500 B per 10 ms. */
+  /* The rate of the next 200 ms: an opportunity every 5 ms. */
   fail_unless_equals_uint64 (stat_u64 (h->element, "capacity"), 2400000);
   gst_harness_teardown (h);
   g_unlink (path);
   g_free (path);
+}
+
+GST_END_TEST;
+
+/* An outage in the schedule, "0:1000000,0.010:0,0.030:1000000": a packet
+ * entering at 12 ms waits for the capacity to come back at 30 ms. */
+GST_START_TEST (test_schedule_outage)
+{
+  GstHarness *h = linksim_harness_new ("schedule",
+      "0:1000000,0.010:0,0.030:1000000", NULL);
+
+  fail_unless_equals_int (gst_harness_push (h, buf_new (1250, 0)),
+      GST_FLOW_OK);
+  crank_and_pull (h, 10 * MS, 0);
+  gst_harness_set_time (h, 12 * MS);
+  fail_unless_equals_int (gst_harness_push (h, buf_new (1250, 1)),
+      GST_FLOW_OK);
+  fail_unless_equals_uint64 (stat_u64 (h->element, "capacity"), 0);
+  /* 300 ms at the 1 Mbit/s before the outage: 37500 B; 1250 are queued. */
+  fail_unless_equals_uint64 (stat_u64 (h->element, "queue-bytes"), 1250);
+  fail_unless_equals_int (gst_harness_push (h, buf_new (36250, 2)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, buf_new (1, 3)), GST_FLOW_OK);
+  fail_unless_equals_uint64 (stat_u64 (h->element, "dropped-queue"), 1);
+  crank_and_pull (h, 40 * MS, 1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* loss-episodes "0.005:0.015": the packets entering from 5 to 15 ms of
+ * running time are lost after the queue. */
+GST_START_TEST (test_loss_episodes)
+{
+  GstHarness *h = linksim_harness_new ("loss-episodes", "0.005:0.015",
+      NULL);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  guint i;
+
+  /* 125 B at 1 Mbit/s: 1 ms each, one per ms, packet i at i + 1 ms. */
+  for (i = 0; i < 20; i++) {
+    gst_harness_set_time (h, (i + 1) * MS);
+    fail_unless_equals_int (gst_harness_push (h, buf_new (125, i)),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  drain_until_eos (h, out);
+  fail_unless_equals_int (out->len, 10);
+  for (i = 0; i < out->len; i++) {
+    guint64 k = GST_BUFFER_OFFSET (g_ptr_array_index (out, i));
+    fail_unless (k < 4 || k > 13, "packet %" G_GUINT64_FORMAT " came out",
+        k);
+  }
+  fail_unless_equals_uint64 (stat_u64 (h->element, "dropped-loss"), 10);
+  g_ptr_array_unref (out);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -605,6 +662,9 @@ static const BadCase bad_cases[] = {
   {{"noise-distribution", "pareto", "noise-shape", "1.0"}, "Pareto"},
   {{"noise-distribution", "pareto", "noise-shape", "0.5"}, "above 1"},
   {{"schedule", "0:1000", "trace-file", "/tmp/x"}, "Both"},
+  {{"schedule", "0:1000000,5:0"}, "outage"},
+  {{"loss-episodes", "5:3"}, "loss-episodes"},
+  {{"loss-episodes", "1:2:7"}, "FROM:TO[:RATE]"},
 };
 
 /* Bad settings fail READY -> PAUSED with an error saying what is wrong. */
@@ -801,6 +861,8 @@ linksim_suite (void)
   tcase_add_test (tc, test_capacity_change_while_playing);
   tcase_add_test (tc, test_schedule);
   tcase_add_test (tc, test_trace_file);
+  tcase_add_test (tc, test_schedule_outage);
+  tcase_add_test (tc, test_loss_episodes);
 
   tc = tcase_create ("flows");
   suite_add_tcase (s, tc);
