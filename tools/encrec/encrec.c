@@ -2,13 +2,15 @@
  * it up (gst/gstrcencoder.c), answers a changing target: one line per
  * encoded frame (time, bytes, key frame, the target in force, frames
  * dropped before it). The recordings calibrate rcsim's encoder models
- * (tools/rcsim/encoder.c; docs/encoders.md).
+ * (tools/rcsim/encoder.c; docs/encoders.md). One line per input frame:
+ * its time, the target in force when it went in, its size out (0 when the
+ * encoder dropped it) and whether it is a key frame.
  *
  *   encrec --encoder vp8enc --content snow --targets 0:1000000,5:300000 \
  *          --duration 20 [--walk SEED] [--live] [--width W --height H]
  *
  * Content: snow (noise: fills any target), scroll (a scrolling SMPTE
- * pattern: fills about 1.5 Mbit/s at 640x480 and no more), ball (a ball on
+ * pattern: vp8enc fills up to about 3.9 Mbit/s at 640x480), ball (a ball on
  * black: about 100 kbit/s whatever the target) and scenes (the three, cut
  * every `--scene` seconds). Targets: steps "SECONDS:BIT/S,...", and with
  * `--walk SEED` a random walk around them: every 100 ms the target is
@@ -62,6 +64,14 @@ static GOptionEntry entries[] = {
 
 typedef struct
 {
+  GstClockTime t;
+  guint64 target;
+  guint bytes;
+  gboolean key;
+} Frame;
+
+typedef struct
+{
   GstElement *src, *enc;
   const GstRcEncoderInfo *info;
   GArray *steps;
@@ -69,11 +79,11 @@ typedef struct
   gdouble walk;                 /* current random-walk factor */
   GstClockTime next_walk;
   guint64 target;               /* in force */
-  GstClockTime frame_dur;
-  GstClockTime last_pts;
   gint scene;
   FILE *out;
-  guint64 frames_in, frames_out, keys, bytes;
+  GArray *frames;               /* Frame, one per input frame */
+  guint next_out;               /* first frame not yet matched to output */
+  guint64 frames_out, keys, bytes;
 } Rec;
 
 static const gchar *scene_patterns[] = { "snow", "smpte", "ball" };
@@ -113,7 +123,6 @@ on_raw (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
   GstClockTime t = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (pi));
   guint64 bps;
 
-  r->frames_in++;
   if (!GST_CLOCK_TIME_IS_VALID (t))
     return GST_PAD_PROBE_OK;
   if (r->rand && t >= r->next_walk) {
@@ -127,6 +136,10 @@ on_raw (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
     r->target = bps;
     gst_rc_encoder_set_bitrate (r->enc, r->info, bps);
   }
+  {
+    Frame fr = { t, r->target, 0, FALSE };
+    g_array_append_val (r->frames, fr);
+  }
   if (g_str_equal (opt_content, "scenes")) {
     gint scene = (gint) (t / (GstClockTime) (opt_scene * GST_SECOND)) % 3;
     if (scene != r->scene) {
@@ -137,27 +150,30 @@ on_raw (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-/* After the encoder: one line per frame. */
+/* After the encoder: the output frame goes with the input frame of its
+ * time; input frames it passes over were dropped. */
 static GstPadProbeReturn
 on_encoded (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
 {
   Rec *r = data;
   GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (pi);
   GstClockTime t = GST_BUFFER_PTS (b);
-  gboolean key = !GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DELTA_UNIT);
-  guint dropped = 0;
-  gsize size = gst_buffer_get_size (b);
+  guint i;
 
   if (!GST_CLOCK_TIME_IS_VALID (t))
     return GST_PAD_PROBE_OK;
-  if (GST_CLOCK_TIME_IS_VALID (r->last_pts) && t > r->last_pts)
-    dropped = (guint) ((t - r->last_pts + r->frame_dur / 2) / r->frame_dur) - 1;
-  r->last_pts = t;
-  r->frames_out++;
-  r->keys += key;
-  r->bytes += size;
-  fprintf (r->out, "%.4f,%" G_GSIZE_FORMAT ",%d,%" G_GUINT64_FORMAT ",%u\n",
-      (gdouble) t / GST_SECOND, size, key ? 1 : 0, r->target, dropped);
+  for (i = r->next_out; i < r->frames->len; i++) {
+    Frame *fr = &g_array_index (r->frames, Frame, i);
+    if (fr->t == t) {
+      fr->bytes = gst_buffer_get_size (b);
+      fr->key = !GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DELTA_UNIT);
+      r->next_out = i + 1;
+      r->frames_out++;
+      r->keys += fr->key;
+      r->bytes += fr->bytes;
+      break;
+    }
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -228,9 +244,11 @@ main (int argc, char **argv)
   }
   desc = g_strdup_printf ("videotestsrc name=src is-live=%s num-buffers=%d ! "
       "video/x-raw,format=I420,width=%d,height=%d,framerate=%d/1 ! "
-      "%s name=enc ! fakesink sync=false", opt_live ? "true" : "false",
+      "%s name=enc %s ! fakesink sync=false", opt_live ? "true" : "false",
       (gint) (opt_duration * opt_fps), opt_width, opt_height, opt_fps,
-      opt_encoder);
+      opt_encoder, g_str_equal (opt_encoder, "x264enc") ?
+      /* what anyone sending live H.264 sets: no look-ahead or B-frames */
+      "tune=zerolatency" : "");
   pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!pipe) {
@@ -241,8 +259,7 @@ main (int argc, char **argv)
   r.enc = gst_bin_get_by_name (GST_BIN (pipe), "enc");
   r.walk = 1.0;
   r.rand = opt_walk >= 0 ? g_rand_new_with_seed ((guint32) opt_walk) : NULL;
-  r.frame_dur = GST_SECOND / opt_fps;
-  r.last_pts = GST_CLOCK_TIME_NONE;
+  r.frames = g_array_new (FALSE, FALSE, sizeof (Frame));
   r.scene = -1;
   set_content (&r, g_str_equal (opt_content, "scenes") ? "snow" : opt_content);
   /* Exactly as urcpsender sets it up, then the first target. */
@@ -259,7 +276,6 @@ main (int argc, char **argv)
       "fps=%d live=%d targets=%s walk=%" G_GINT64_FORMAT " scene=%g\n",
       opt_encoder, opt_content, opt_width, opt_height, opt_fps, opt_live,
       opt_targets, opt_walk, opt_scene);
-  fprintf (r.out, "t_s,bytes,key,target_bps,dropped_before\n");
 
   pad = gst_element_get_static_pad (r.enc, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_raw, &r, NULL);
@@ -280,9 +296,15 @@ main (int argc, char **argv)
   gst_message_unref (msg);
   gst_object_unref (bus);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  g_printerr ("encrec: %s on %s: %" G_GUINT64_FORMAT " frames in, %"
-      G_GUINT64_FORMAT " out, %" G_GUINT64_FORMAT " key, %.0f kbit/s\n",
-      opt_encoder, opt_content, r.frames_in, r.frames_out, r.keys,
+  fprintf (r.out, "t_s,target_bps,bytes,key\n");
+  for (guint i = 0; i < r.frames->len; i++) {
+    Frame *fr = &g_array_index (r.frames, Frame, i);
+    fprintf (r.out, "%.4f,%" G_GUINT64_FORMAT ",%u,%d\n",
+        (gdouble) fr->t / GST_SECOND, fr->target, fr->bytes, fr->key ? 1 : 0);
+  }
+  g_printerr ("encrec: %s on %s: %u frames in, %" G_GUINT64_FORMAT
+      " out, %" G_GUINT64_FORMAT " key, %.0f kbit/s\n",
+      opt_encoder, opt_content, r.frames->len, r.frames_out, r.keys,
       r.bytes * 8.0 / opt_duration / 1000);
   if (opt_output)
     fclose (r.out);
@@ -290,6 +312,7 @@ main (int argc, char **argv)
   gst_object_unref (r.enc);
   gst_object_unref (pipe);
   g_array_unref (r.steps);
+  g_array_unref (r.frames);
   if (r.rand)
     g_rand_free (r.rand);
   return ret;
