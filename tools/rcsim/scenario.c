@@ -3,6 +3,7 @@
  * Unknown groups and keys are errors, so a typo never silently leaves a
  * default in place. The [link] and [reverse] keys are linksim's property
  * names, so the same file can configure a real linksim. */
+#include <stdio.h>
 #include <string.h>
 #include <math.h>
 #include "scenario.h"
@@ -12,8 +13,15 @@
 /* 30 frames per second, as seed 000 sec. VII-A's conferencing sequence
  * (CIF at 30 fps). */
 #define DEFAULT_FPS 30.0
-/* RFC 8867 sec. 4: a live encoder needs about 100 ms to follow a new
- * target. */
+/* The source: vp8enc's calibrated model (encoder.h) on a scrolling test
+ * pattern at 640x480, the set-up of the kernel bench and of the real-link
+ * measurements (shared/findings). */
+#define DEFAULT_ENCODER "vp8enc"
+#define DEFAULT_CONTENT "scroll"
+#define DEFAULT_WIDTH 640
+#define DEFAULT_HEIGHT 480
+/* encoder=synthetic, rcsim's first model. RFC 8867 sec. 4: a live encoder
+ * needs about 100 ms to follow a new target. */
 #define DEFAULT_ENCODER_LAG (100 * GST_MSECOND)
 /* Periodic key frames (the issue: "a key frame every N s, several times
  * larger"). 3x a frame's budget is on the low side of "several": a
@@ -21,9 +29,7 @@
 #define DEFAULT_KEY_INTERVAL (10 * GST_SECOND)
 #define DEFAULT_KEY_FACTOR 3.0
 /* Frame-to-frame size variation around the encoder's rate (sigma of a
- * mean-1 lognormal factor): 0.115 is the spread of the core tests' source
- * (tests/check/core/bottleneck.c, uniform +-20 %, sd 0.4 / sqrt (12)), so
- * rcsim and the core tests load the link alike. */
+ * mean-1 lognormal factor): 0.115, the spread of a uniform +-20 %. */
 #define DEFAULT_FRAME_NOISE 0.115
 /* RTP payload per packet (the issue's ~1200 bytes; a common WebRTC choice
  * that leaves room for SRTP and TURN overhead in a 1500-byte MTU). */
@@ -50,6 +56,7 @@ static const gchar *flow_keys[] = {
   "return-delay-ms",
   /* media */
   "controller", "min-bitrate", "start-bitrate", "max-bitrate", "fps",
+  "encoder", "content", "resolution",
   "key-interval", "key-factor", "frame-noise", "encoder-lag-ms", "mtu",
   "app-limit", "feedback", "feedback-interval-ms", "rtcp-interval-ms",
   "pacer-max-queue-ms", "pacing",
@@ -309,6 +316,80 @@ flow_config_free (gpointer p)
   g_free (f);
 }
 
+/* The media source: an encoder model, its content and picture size; the
+ * synthetic model's own keys only with encoder=synthetic. */
+static gboolean
+parse_source (GKeyFile * kf, const gchar * g, SimFlowConfig * f,
+    GError ** error)
+{
+  static const gchar *synthetic_keys[] = { "key-interval", "key-factor",
+    "frame-noise", "encoder-lag-ms", NULL
+  };
+  SimEncoderConfig *e = &f->encoder;
+  gchar *enc = g_key_file_get_string (kf, g, "encoder", NULL);
+  gchar *content = g_key_file_get_string (kf, g, "content", NULL);
+  gchar *res = g_key_file_get_string (kf, g, "resolution", NULL);
+  gboolean ok = TRUE;
+  gdouble v = 0;
+  const gchar **k;
+
+  memset (e, 0, sizeof (*e));
+  e->fps = f->fps;
+  e->width = DEFAULT_WIDTH;
+  e->height = DEFAULT_HEIGHT;
+  if (res && (sscanf (res, "%ux%u", &e->width, &e->height) != 2 ||
+          e->width < 16 || e->height < 16 || e->width > 7680 ||
+          e->height > 4320)) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] resolution: WIDTHxHEIGHT, 16x16..7680x4320", g);
+    ok = FALSE;
+  } else if (enc && g_str_equal (g_strstrip (enc), "synthetic")) {
+    if (content) {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          "[%s] content: only with a calibrated encoder model", g);
+      ok = FALSE;
+    }
+    ok = ok && get_nonneg (kf, g, "key-interval",
+        (gdouble) DEFAULT_KEY_INTERVAL / GST_SECOND, &v, error);
+    e->key_interval = secs (v);
+    ok = ok && get_nonneg (kf, g, "key-factor", DEFAULT_KEY_FACTOR,
+        &e->key_factor, error);
+    ok = ok && get_nonneg (kf, g, "frame-noise", DEFAULT_FRAME_NOISE,
+        &e->frame_noise, error);
+    ok = ok && get_nonneg (kf, g, "encoder-lag-ms",
+        (gdouble) DEFAULT_ENCODER_LAG / GST_MSECOND, &v, error);
+    e->lag = ms (v);
+  } else {
+    const gchar *name = enc ? g_strstrip (enc) : DEFAULT_ENCODER;
+    const gchar *what = content ? g_strstrip (content) : DEFAULT_CONTENT;
+
+    e->model = sim_encoder_model_lookup (name, what);
+    if (!e->model) {
+      GString *have = g_string_new (NULL);
+      guint i, n;
+      const SimEncoderModel *m = sim_encoder_models (&n);
+      for (i = 0; i < n; i++)
+        g_string_append_printf (have, "%s%s/%s", i ? ", " : "",
+            m[i].encoder, m[i].content);
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          "[%s] encoder: no calibrated model of %s on %s (there are: %s; "
+          "or encoder=synthetic)", g, name, what, have->str);
+      g_string_free (have, TRUE);
+      ok = FALSE;
+    }
+    for (k = synthetic_keys; ok && *k; k++)
+      if (g_key_file_has_key (kf, g, *k, NULL)) {
+        g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+            "[%s] %s: only with encoder=synthetic", g, *k);
+        ok = FALSE;
+      }
+  }
+  g_free (enc);
+  g_free (content);
+  g_free (res);
+  return ok;
+}
+
 static gboolean
 parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
     GstClockTime default_delay, GError ** error)
@@ -437,20 +518,8 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
         "[%s] fps: must be in (0, 1000]", g);
     goto fail;
   }
-  if (!get_nonneg (kf, g, "key-interval",
-          (gdouble) DEFAULT_KEY_INTERVAL / GST_SECOND, &v, error))
+  if (!parse_source (kf, g, &base, error))
     goto fail;
-  base.key_interval = secs (v);
-  if (!get_nonneg (kf, g, "key-factor", DEFAULT_KEY_FACTOR, &base.key_factor,
-          error))
-    goto fail;
-  if (!get_nonneg (kf, g, "frame-noise", DEFAULT_FRAME_NOISE,
-          &base.frame_noise, error))
-    goto fail;
-  if (!get_nonneg (kf, g, "encoder-lag-ms",
-          (gdouble) DEFAULT_ENCODER_LAG / GST_MSECOND, &v, error))
-    goto fail;
-  base.encoder_lag = ms (v);
   if (!get_double (kf, g, "mtu", DEFAULT_MTU_PAYLOAD, &v, error))
     goto fail;
   if (v < 100 || v > 9000) {

@@ -5,6 +5,7 @@
 
 #include <gst/gst.h>
 #include "rc-sender.h"
+#include "encoder.h"
 #include "rc-link.h"
 
 G_BEGIN_DECLS
@@ -48,10 +49,7 @@ typedef struct
   RcSenderConfig sender;        /* controller, its parameters, bitrate
                                  * limits, pacing: as urcpsender has them */
   gdouble fps;
-  GstClockTime key_interval;    /* 0: only the first frame is a key frame */
-  gdouble key_factor;           /* key frame size / mean frame size */
-  gdouble frame_noise;          /* sigma of the lognormal frame-size factor */
-  GstClockTime encoder_lag;     /* first-order time constant */
+  SimEncoderConfig encoder;     /* the source: model, content, picture size */
   guint mtu_payload;            /* RTP payload bytes per packet, at most */
   GArray *app_limit;            /* SimStep: the most the source can produce
                                  * (bit/s, 0: no limit), like an encoder on

@@ -60,11 +60,6 @@
 #define RTP_CLOCK_RATE 90000
 /* Media SSRCs in rcsim: this plus the flow's index. */
 #define SSRC_BASE 0x5000
-/* Encoder rate-control buffer: urcpsender configures vp8enc with a 300 ms
- * buffer (README), so a key frame's excess is paid back over ~300 ms. */
-#define VBV_TIME 0.3
-/* Smallest frame: a skipped/static frame still costs some bytes. */
-#define MIN_FRAME_BYTES 50
 
 typedef struct
 {
@@ -88,11 +83,8 @@ struct _MediaState
   GArray *sent_log;             /* SentRecord by send index */
   GArray *actions;              /* scratch: RcSenderAction */
   gdouble enc_target;           /* the encoder's target, from the session */
-  gdouble enc_bps;              /* the encoder's current rate */
-  gdouble vbuf;                 /* bytes produced beyond the rate */
-  GstClockTime next_key;
+  SimEncoder *enc;
   gboolean was_paused;
-  guint64 frames;
   GPtrArray *stat_names;        /* session stats fields, first sample */
   GRand *rtcp_rand;             /* report intervals */
   GArray *reports;              /* scratch: RcReportBlock */
@@ -141,14 +133,6 @@ gdouble
 sim_rand_open (GRand * r)
 {
   return 1.0 - g_rand_double (r);
-}
-
-static gdouble
-rand_normal (GRand * r)
-{
-  /* Box-Muller; one of the pair is enough here. */
-  return sqrt (-2.0 * log (sim_rand_open (r))) *
-      cos (2 * G_PI * g_rand_double (r));
 }
 
 /* ------------------------------------------------------------- events */
@@ -405,10 +389,9 @@ media_frame (Sim * sim, gpointer obj, guint64 n)
   MediaState *m = f->media;
   const SimFlowConfig *c = f->cfg;
   GstClockTime t = sim->now;
-  gdouble dt = 1.0 / c->fps, budget, size, noise;
   gboolean key;
   GQueue frame = G_QUEUE_INIT;
-  guint left;
+  guint size, left;
   GstClockTime next;
 
   if (t >= f->stop)
@@ -422,42 +405,20 @@ media_frame (Sim * sim, gpointer obj, guint64 n)
     return;
   }
 
-  /* RFC 8867 sec. 4: the encoder follows a new target within ~100 ms;
-   * modelled as a first-order lag of that time constant. A source that
-   * cannot fill the target (app-limit) produces less. */
+  /* The encoder model (encoder.c) on the session's target; a source that
+   * cannot fill it (app-limit) aims lower. */
   {
     gdouble target = m->enc_target, lim = media_app_limit (f, t);
     if (lim > 0)
       target = MIN (target, lim);
-    if (c->encoder_lag > 0)
-      m->enc_bps += (target - m->enc_bps) *
-          (1 - exp (-dt * GST_SECOND / c->encoder_lag));
-    else
-      m->enc_bps = target;
+    size = sim_encoder_frame (m->enc, t, target, m->was_paused, &key);
   }
-
-  budget = m->enc_bps / 8 * dt;
-  /* Lognormal with mean 1. */
-  noise = c->frame_noise > 0 ? exp (c->frame_noise * rand_normal (f->rand) -
-      c->frame_noise * c->frame_noise / 2) : 1.0;
-  key = m->frames == 0 || m->was_paused ||
-      (c->key_interval > 0 && t >= m->next_key);
-  if (key) {
-    m->next_key = t + c->key_interval;
-    m->vbuf = 0;
-  }
-  size = budget * noise * (key ? MAX (c->key_factor, 1.0) : 1.0);
-  /* Rate control: what earlier frames overspent is taken back over the
-   * buffer time, so the mean stays at the encoder's rate. */
-  if (!key)
-    size -= m->vbuf / MAX (1.0, VBV_TIME * c->fps);
-  size = MAX (size, MAX (MIN_FRAME_BYTES, 0.1 * budget));
-  m->vbuf += size - budget;
   m->was_paused = FALSE;
-  m->frames++;
+  if (size == 0)
+    return;                     /* the encoder dropped the frame */
 
   /* Packetize: full packets, the remainder last (like rtp*pay). */
-  for (left = (guint) llround (size); left > 0;) {
+  for (left = size; left > 0;) {
     guint payload = MIN (left, c->mtu_payload);
     SimPkt *p = sim_pkt_new (f, SIM_PKT_MEDIA,
         payload + RTP_OVERHEAD + f->data_overhead);
@@ -681,7 +642,8 @@ media_init (Sim * sim, SimFlow * f)
   m->sent_log = g_array_new (FALSE, FALSE, sizeof (SentRecord));
   m->actions = g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
   m->pending = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
-  m->enc_target = m->enc_bps = rc_sender_get_target (m->sender);
+  m->enc_target = rc_sender_get_target (m->sender);
+  m->enc = sim_encoder_new (&f->cfg->encoder, f->rand, m->enc_target);
   m->stat_names = g_ptr_array_new_with_free_func (g_free);
   m->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
   m->rtcp_rand = g_rand_new_with_seed (derive_seed (sim->seed, 0x100 + f->id,
@@ -712,6 +674,7 @@ media_free (SimFlow * f)
   g_array_unref (m->pending);
   g_array_unref (m->reports);
   g_rand_free (m->rtcp_rand);
+  sim_encoder_free (m->enc);
   g_ptr_array_unref (m->stat_names);
   g_free (m);
 }
@@ -761,7 +724,7 @@ sample (Sim * sim, gpointer obj, guint64 b)
       RcDecision d = rc_sender_get_decision (f->media->sender);
       s.target_bps = d.media_bps;
       s.pacing_bps = rc_sender_get_pacing_rate (f->media->sender);
-      s.encoder_bps = f->media->enc_bps;
+      s.encoder_bps = sim_encoder_rate (f->media->enc);
       s.stats = st = rc_sender_get_stats (f->media->sender, sim->now);
     } else if (f->tcp) {
       sim_tcp_sample (f, &s);

@@ -1,0 +1,80 @@
+/* rcsim's video encoders: what a media flow's source emits, frame by frame,
+ * for the target the sender session hands it (RC_SENDER_SET_ENCODER).
+ *
+ * Two kinds. `synthetic`: frames around the target with a first-order lag
+ * and lognormal spread (RFC 8867 sec. 4's ~100 ms to follow a new target),
+ * the model rcsim started with. Calibrated models: one per (encoder,
+ * content), fitted to recordings of the real encoder set up as urcpsender
+ * sets it up (tools/encrec, data/encoders/, scripts/fit_encoders.py,
+ * docs/encoders.md): frames that follow the target after a delay with
+ * different speeds up and down, a rate-control credit that earns the
+ * target and pays back what the frames over-spent (after a cut: smaller
+ * frames, then dropped ones, once the encoder has caught up),
+ * a content ceiling and floor that scale with the picture's pixels, key
+ * frames at the encoder's default interval.
+ *
+ * Nothing here reads a clock; randomness comes from the caller's GRand. */
+#ifndef __RCSIM_ENCODER_H__
+#define __RCSIM_ENCODER_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* A calibrated model's parameters (per frame, at the recordings' 30 fps). */
+typedef struct
+{
+  const gchar *encoder;         /* "vp8enc" */
+  const gchar *content;         /* "scroll", "snow", "scenes", "ball" */
+  guint key_interval;           /* frames between key frames */
+  gdouble key_factor;           /* key frame size / the frame budget */
+  guint delay;                  /* frames before a higher target takes effect */
+  guint delay_down;             /* frames before a lower one does: the real
+                                 * encoder holds its rate a while after a
+                                 * cut, then falls */
+  gdouble gain_up, gain_down;   /* per frame: how far the rate moves toward
+                                 * the (delayed) target, rising and falling */
+  gdouble sigma;                /* lognormal spread of a frame's size */
+  gdouble payback;              /* frames over which over-spending is paid
+                                 * back by smaller frames */
+  gdouble drop;                 /* a frame is dropped while the encoder has
+                                 * over-spent more than this many frame
+                                 * budgets */
+  gdouble floor_bpp;            /* smallest frame, bits per pixel */
+  gdouble ceiling_bpp;          /* largest frame budget, bits per pixel: the
+                                 * content cannot use a higher rate */
+} SimEncoderModel;
+
+/* The calibrated models, and one by encoder and content (NULL if none). */
+const SimEncoderModel *sim_encoder_models (guint * n);
+const SimEncoderModel *sim_encoder_model_lookup (const gchar * encoder,
+    const gchar * content);
+
+/* A source as a scenario describes it. */
+typedef struct
+{
+  const SimEncoderModel *model; /* NULL: synthetic */
+  gdouble fps;
+  guint width, height;
+  /* synthetic only */
+  GstClockTime key_interval;    /* 0: only the first frame is a key frame */
+  gdouble key_factor;
+  gdouble frame_noise;          /* sigma of the lognormal size factor */
+  GstClockTime lag;             /* first-order time constant */
+} SimEncoderConfig;
+
+typedef struct _SimEncoder SimEncoder;
+
+SimEncoder *sim_encoder_new (const SimEncoderConfig * cfg, GRand * rand,
+    gdouble start_bps);
+void sim_encoder_free (SimEncoder * e);
+/* One frame slot at time `t` with `target_bps` in force; `force_key`
+ * after a pause. Returns the frame's bytes, 0 if the encoder dropped it;
+ * *key tells a key frame. */
+guint sim_encoder_frame (SimEncoder * e, GstClockTime t, gdouble target_bps,
+    gboolean force_key, gboolean * key);
+/* The rate the encoder aims at now, bit/s. */
+gdouble sim_encoder_rate (SimEncoder * e);
+
+G_END_DECLS
+#endif
