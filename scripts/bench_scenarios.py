@@ -127,8 +127,11 @@ def realtime_section(args, rcsim, scen_dir, controllers, seed):
                              f"| {q['mean']:.1f} | {q['p95']:.1f} | {jain} | {rates} |")
             print(f"realtime {name} {ctrl} done", flush=True)
     if not have_gcc:
-        lines += ["", "rtpgccbwe (gst-plugins-rs) was not installed on this machine, so GCC is not in "
-                  "the table; put its plugin on GST_PLUGIN_PATH and rerun to add it."]
+        lines += ["", "**GCC is missing from this table:** rtpgccbwe (gst-plugins-rs) was not on "
+                  "GST_PLUGIN_PATH when it was generated. `scripts/build_gcc.sh` builds it and prints "
+                  "the directory to add; rerun with it to put GCC beside our controllers."]
+        print("bench_scenarios: rtpgccbwe not found, GCC left out of the real-time table "
+              "(scripts/build_gcc.sh)", file=sys.stderr)
     return lines + [""]
 
 
