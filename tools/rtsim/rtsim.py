@@ -21,7 +21,7 @@ NAME is any of urcpsender's controllers (its `controller` enum, built from
 the controller registry), `gcc` (`rtpgccbwe` from gst-plugins-rs; the tool
 exits with 77, skip, if its plugin is not on GST_PLUGIN_PATH) or `none`;
 default: each media flow's `controller` key. TCP flows are not run in real
-time (they need a kernel path); a scenario with TCP
+time (they need a kernel path: tools/kbench/kbench.py); a scenario with TCP
 flows runs without them, and says so.
 """
 
