@@ -21,7 +21,7 @@ is measured where, and what it cannot express.
 
     tools/kbench/kbench.py SCENARIO [--controller NAME] [--duration S]
         [--seed N] [--json] [--csv DIR] [--log FILE] [--rcsim PATH]
-        [--content smpte|snow]
+        [--content scroll|snow|ball|scenes]
 
 Needs root, veth and tbf; without them it says so and exits with 77
 (skip), as it does for `--controller gcc` without rtpgccbwe.
@@ -644,8 +644,7 @@ class Runner(rp.Timeline):
 
     def start_media(self, flow):
         ctrl = self.controller or flow.controller
-        snd = rp.MediaSender(flow, ctrl, self.urcp_names, 0x5000 + flow.index, 640, 480,
-                             self.content)
+        snd = rp.MediaSender(flow, ctrl, self.urcp_names, 0x5000 + flow.index, self.content)
         rcv = rp.MediaReceiver()
         self.add(*snd.elems, *rcv.elems)
         snd.link()
@@ -655,7 +654,8 @@ class Runner(rp.Timeline):
         # its TWCC arrival times.
         elems += self.stream(flow, "fwd", "media", True, snd.rtpbin.get_static_pad("send_rtp_src_0"),
                              "s", "r", self.rx, flow.delay_ns,
-                             rcv.rtpbin.request_pad_simple("recv_rtp_sink_0"), rp.recv_rtp_caps())
+                             rcv.rtpbin.request_pad_simple("recv_rtp_sink_0"),
+                             rp.recv_rtp_caps(snd.encoding))
         elems += self.stream(flow, "fwd", "ctrl", False,
                              snd.rtpbin.request_pad_simple("send_rtcp_src_0"),
                              "s", "r", self.rx, flow.delay_ns,
@@ -884,7 +884,7 @@ def not_expressed(scen, flows):
     if scen.has_reverse:
         out.append("[reverse]: the return path is not shaped (no queue, loss or noise on it)")
     noisy = any(k.startswith(("noise-", "loss-", "ge-")) for k in scen.link)
-    model = ("encoder-lag-ms", "frame-noise", "key-factor", "app-limit")
+    model = ("encoder-lag-ms", "frame-noise", "key-factor")
     seen = set()
     for f in flows:
         if f.group in seen:
@@ -898,9 +898,9 @@ def not_expressed(scen, flows):
             if float(f.keys.get(k, 0)) != 0:
                 out.append(f"{g} {k}: both ends read one host clock")
         if f.kind == "media":
-            for k in model:
-                if k in f.keys:
-                    out.append(f"{g} {k}: rcsim's encoder model; here a real vp8enc")
+            if f.keys.get("encoder", "").strip() == "synthetic":
+                out.append(f"{g} encoder=synthetic: rcsim's synthetic model; here a real vp8enc"
+                           + "".join(f", {k} not applied" for k in model if k in f.keys))
             for k in ("feedback", "feedback-interval-ms", "rtcp-interval-ms"):
                 if k in f.keys:
                     out.append(f"{g} {k}: the stock rtpbin receiver's own timing")
@@ -917,9 +917,6 @@ def not_expressed(scen, flows):
 
 def main():
     ap = rp.argument_parser(__doc__, "linksim's and the short TCP transfers' random draws")
-    ap.add_argument("--content", choices=sorted(rp.CONTENT), default="smpte",
-                    help="videotestsrc content: smpte (scrolling, fills up to ~1.5 Mbit/s at "
-                         "640x480) or snow (fills any target)")
     ap.add_argument("--keep", default=None, metavar="DIR", help=argparse.SUPPRESS)
     args = ap.parse_args()
 
@@ -983,7 +980,7 @@ def main():
         if args.keep:
             shutil.copytree(tmp, args.keep, dirs_exist_ok=True)
         shutil.rmtree(tmp, ignore_errors=True)
-    realtime = dict({"mode": "kbench", "wall_s": wall, "content": args.content,
+    realtime = dict({"mode": "kbench", "wall_s": wall, "content": args.content or "scenario",
                      "bottleneck": {"qdisc": "tbf", "burst_bytes": BURST,
                                     "size_table_overhead": net.stab,
                                     "changes": r.tbf_changes},

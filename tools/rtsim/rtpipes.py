@@ -17,6 +17,7 @@ gst-plugins-rs (`gcc`), or nothing (`none`: vp8enc at its default bitrate).
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -258,49 +259,98 @@ def set_link_props(link, props, seed):
     link.set_property("seed", seed)
 
 
-# videotestsrc content: `snow` fills any target; the scrolling SMPTE pattern
-# looks like camera video to vp8enc and fills up to about 1.5 Mbit/s at
-# 640x480.
-CONTENT = {
-    "snow": {"pattern": "snow"},
-    "smpte": {"pattern": "smpte", "horizontal-speed": 4},
+# The video source, as a scenario's media flow names it (docs/scenarios.md):
+# `encoder`, `content` and `resolution`, with rcsim's defaults, and the
+# contents of tools/encrec (the recordings rcsim's encoder models are fitted
+# on, docs/encoders.md): `scroll` (a scrolling SMPTE pattern, what vp8enc at
+# 640x480 fills up to about 3.9 Mbit/s), `snow` (noise: fills any target),
+# `ball` (about 100 kbit/s whatever the target) and `scenes` (the three in
+# turn, SCENE_S seconds each).
+DEFAULT_ENCODER, DEFAULT_CONTENT, DEFAULT_RESOLUTION = "vp8enc", "scroll", "640x480"
+CONTENTS = ("scroll", "snow", "ball", "scenes")
+SCENES = ("snow", "scroll", "ball")
+SCENE_S = 4
+# encoder -> (payloader, encoding-name, the bitrate property's unit in bit/s)
+ENCODERS = {
+    "vp8enc": ("rtpvp8pay", "VP8", 1),
+    "vp9enc": ("rtpvp9pay", "VP9", 1),
+    "x264enc": ("rtph264pay", "H264", 1000),
 }
 
 
-def configure_vpx(enc):
-    """vp8enc as urcpsender configures it for real-time rate following
-    (gst/gstrcencoder.c, GST_RC_ENCODER_SETUP_VPX), for controllers that do
-    not configure the encoder themselves (rtpgccbwe)."""
-    Gst.util_set_object_arg(enc, "end-usage", "cbr")
-    enc.set_property("deadline", 1)
-    enc.set_property("buffer-size", 300)
-    enc.set_property("buffer-initial-size", 200)
-    enc.set_property("buffer-optimal-size", 250)
-    enc.set_property("dropframe-threshold", 30)
+def media_source(flow, content=None):
+    """(encoder, content, width, height) of a media flow; `content`
+    overrides the flow's. encoder=synthetic (rcsim's model) runs vp8enc."""
+    enc = flow.keys.get("encoder", DEFAULT_ENCODER).strip()
+    if enc == "synthetic":
+        enc = DEFAULT_ENCODER
+    if enc not in ENCODERS:
+        die(f"[{flow.group}] encoder={enc}: a real run knows {', '.join(sorted(ENCODERS))}")
+    what = content or flow.keys.get("content", DEFAULT_CONTENT).strip()
+    if what not in CONTENTS:
+        die(f"[{flow.group}] content={what}: one of {', '.join(CONTENTS)}")
+    m = re.fullmatch(r"(\d+)x(\d+)", flow.keys.get("resolution", DEFAULT_RESOLUTION).strip())
+    if not m:
+        die(f"[{flow.group}] resolution: WIDTHxHEIGHT")
+    return enc, what, int(m.group(1)), int(m.group(2))
+
+
+def set_content(src, kind):
+    if kind == "scroll":
+        src.set_property("horizontal-speed", 4)
+        Gst.util_set_object_arg(src, "pattern", "smpte")
+    else:
+        src.set_property("horizontal-speed", 0)
+        Gst.util_set_object_arg(src, "pattern", kind)
+
+
+def configure_encoder(enc, name):
+    """The encoder as urcpsender configures it for real-time rate following
+    (gst/gstrcencoder.c), for controllers that do not configure the encoder
+    themselves (rtpgccbwe)."""
+    if name in ("vp8enc", "vp9enc"):
+        Gst.util_set_object_arg(enc, "end-usage", "cbr")
+        enc.set_property("deadline", 1)
+        enc.set_property("buffer-size", 300)
+        enc.set_property("buffer-initial-size", 200)
+        enc.set_property("buffer-optimal-size", 250)
+        enc.set_property("dropframe-threshold", 30)
+    elif name == "x264enc":
+        Gst.util_set_object_arg(enc, "pass", "cbr")
 
 
 class MediaSender:
     """One media flow's sender up to rtpbin's send_rtp_sink_0:
-    videotestsrc (WIDTHxHEIGHT at the flow's `fps`, CONTENT) ! valve (the
-    flow's pauses) ! vp8enc (a key frame every `key-interval` s) !
-    rtpvp8pay (`mtu` payload bytes) ! TWCC extmap ! CONTROLLER. Add
+    videotestsrc (the flow's resolution at its `fps`, its content) ! valve
+    (the flow's pauses) ! encoder (key frames at its own default distance,
+    as in the recordings, or every `key-interval` s with encoder=synthetic)
+    ! payloader (`mtu` payload bytes) ! TWCC extmap ! CONTROLLER. Add
     `elems` to the pipeline, then call link()."""
 
-    def __init__(self, flow, ctrl, urcp_names, ssrc, width, height, content):
+    def __init__(self, flow, ctrl, urcp_names, ssrc, content=None):
         fps = int(float(flow.keys.get("fps", 30)))
-        key_s = float(flow.keys.get("key-interval", 10))
         mtu = int(float(flow.keys.get("mtu", 1200)))
+        self.enc_name, self.content, width, height = media_source(flow, content)
+        pay, self.encoding, self.unit = ENCODERS[self.enc_name]
         self.flow, self.ctrl = flow, ctrl
         self.src = make("videotestsrc", is_live=True)
-        for k, v in CONTENT[content].items():
-            Gst.util_set_object_arg(self.src, k, str(v))
+        set_content(self.src, SCENES[0] if self.content == "scenes" else self.content)
         self.vcaps = make("capsfilter", caps=Gst.Caps.from_string(
-            f"video/x-raw,width={width},height={height},framerate={fps}/1"))
+            f"video/x-raw,format=I420,width={width},height={height},framerate={fps}/1"))
         self.valve = make("valve")
-        # key-interval 0: only the first frame (vp8enc's largest distance).
-        self.enc = make("vp8enc", deadline=1,
-                        keyframe_max_dist=int(key_s * fps) if key_s > 0 else 2147483647)
-        self.pay = make("rtpvp8pay", pt=96, ssrc=ssrc, mtu=mtu + RTP_HEADER_BYTES)
+        self.enc = make(self.enc_name)
+        if self.enc_name in ("vp8enc", "vp9enc"):
+            self.enc.set_property("deadline", 1)
+        elif self.enc_name == "x264enc":
+            # The payloader needs stream-format=byte-stream and SPS/PPS in band.
+            Gst.util_set_object_arg(self.enc, "tune", "zerolatency")
+        if "key-interval" in flow.keys:
+            key_s = float(flow.keys["key-interval"])
+            prop = "keyframe-max-dist" if self.enc_name != "x264enc" else "key-int-max"
+            self.enc.set_property(prop, int(key_s * fps) if key_s > 0 else 2147483647)
+        self.pay = make(pay, pt=96, ssrc=ssrc, mtu=mtu + RTP_HEADER_BYTES)
+        if self.enc_name == "x264enc":
+            self.pay.set_property("config-interval", -1)
         self.ext = make("capsfilter", caps=Gst.Caps.from_string(
             f'application/x-rtp,extmap-1=(string)"{TWCC_URI}"'))
         self.rtpbin = make("rtpbin")
@@ -315,7 +365,15 @@ class MediaSender:
             self.rc = self.gcc()
         if self.rc is not None:
             self.elems.append(self.rc)
+        if self.content == "scenes":
+            self.scene = 0
+            GLib.timeout_add(SCENE_S * 1000, self.next_scene)
         flow.rc, flow.enc, flow.valve, flow.sender = self.rc, self.enc, self.valve, self.src
+
+    def next_scene(self):
+        self.scene = (self.scene + 1) % len(SCENES)
+        set_content(self.src, SCENES[self.scene])
+        return True
 
     def gcc(self):
         """rtpgccbwe (gst-plugins-rs) where urcpsender would sit, in front of
@@ -327,12 +385,12 @@ class MediaSender:
         gcc.set_property("min-bitrate", bitrate(self.flow, "min-bitrate"))
         gcc.set_property("max-bitrate", bitrate(self.flow, "max-bitrate"))
         gcc.set_property("estimated-bitrate", start)
-        configure_vpx(self.enc)
-        self.enc.set_property("target-bitrate", start)
-        enc = self.enc
+        configure_encoder(self.enc, self.enc_name)
+        enc, prop, unit = self.enc, ("bitrate" if self.unit != 1 else "target-bitrate"), self.unit
+        enc.set_property(prop, start // unit)
 
         def on_rate(g, _p):
-            enc.set_property("target-bitrate", g.get_property("estimated-bitrate"))
+            enc.set_property(prop, g.get_property("estimated-bitrate") // unit)
         gcc.connect("notify::estimated-bitrate", on_rate)
         return gcc
 
@@ -345,9 +403,9 @@ class MediaSender:
             self.ext.link_pads("src", self.rtpbin, "send_rtp_sink_0")
 
 
-def recv_rtp_caps():
+def recv_rtp_caps(encoding="VP8"):
     return Gst.Caps.from_string(
-        "application/x-rtp,media=video,clock-rate=90000,encoding-name=VP8,"
+        f"application/x-rtp,media=video,clock-rate=90000,encoding-name={encoding},"
         f'payload=96,extmap-1=(string)"{TWCC_URI}"')
 
 
@@ -521,6 +579,9 @@ def argument_parser(doc, seed_help):
                          "tools/rcsim/rcsim next to the plugin on GST_PLUGIN_PATH, else PATH's)")
     ap.add_argument("--log", default=None, metavar="FILE",
                     help="keep the packet log here (default: a temporary file)")
+    ap.add_argument("--content", choices=CONTENTS, default=None,
+                    help="every media flow's content, instead of its scenario's `content` "
+                         "(default scroll; docs/encoders.md)")
     return ap
 
 

@@ -2,7 +2,8 @@
 """rtsim: the real-time counterpart of rcsim.
 
 Reads the same scenario file and runs it with real GStreamer pipelines on
-the wall clock: per media flow videotestsrc ! vp8enc ! rtpvp8pay (TWCC
+the wall clock: per media flow videotestsrc (the flow's `content` and
+`resolution`) ! its `encoder` (vp8enc by default) ! payloader (TWCC
 extension) ! CONTROLLER ! rtpbin, sent over a real UDP socket into one shared
 `linksim` bottleneck, then over UDP to a stock receiving rtpbin whose RTCP
 (with TWCC feedback) comes back through a second `linksim` (the return path,
@@ -16,6 +17,7 @@ simulations, and prints rcsim's JSON (or table) with a `realtime` block.
     tools/rtsim/rtsim.py SCENARIO [--controller NAME] [--duration S]
                                   [--seed N] [--json] [--csv DIR]
                                   [--rcsim PATH] [--log FILE]
+                                  [--content scroll|snow|ball|scenes]
 
 NAME is any of urcpsender's controllers (its `controller` enum, built from
 the controller registry), `gcc` (`rtpgccbwe` from gst-plugins-rs; the tool
@@ -129,9 +131,10 @@ class Tap:
 class Runner(rp.Timeline):
     """Builds and runs one scenario on the wall clock."""
 
-    def __init__(self, scen, controller, seed, urcp_names):
+    def __init__(self, scen, controller, seed, urcp_names, content):
         super().__init__("rtsim")
         self.scen = scen
+        self.content = content             # None: each flow's own
         self.controller = controller       # None: each flow's own
         self.urcp_names = urcp_names
         self.seed = seed
@@ -191,10 +194,9 @@ class Runner(rp.Timeline):
 
     def start_media(self, flow, idx):
         """Sender and receiver of one media flow, added while playing."""
-        recv_caps = rp.recv_rtp_caps()
-        # Noise so the encoder can fill any target (never app-limited).
         snd = rp.MediaSender(flow, self.controller_of(flow), self.urcp_names,
-                             self.next_ssrc + idx, 320, 240, "snow")
+                             self.next_ssrc + idx, self.content)
+        recv_caps = rp.recv_rtp_caps(snd.encoding)
         rcv = rp.MediaReceiver()
         self.add(*snd.elems, *rcv.elems)
         elems = snd.elems + rcv.elems
@@ -325,7 +327,7 @@ def main():
         print("rtsim: not run in real time (TCP needs a kernel path: tools/kbench): " +
               ", ".join(f.name for f in scen.skipped), file=sys.stderr)
 
-    r = Runner(scen, args.controller, args.seed, urcp_names)
+    r = Runner(scen, args.controller, args.seed, urcp_names, args.content)
     wall0 = time.monotonic()
     try:
         r.run_scenario(duration)
@@ -343,7 +345,8 @@ def main():
     finally:
         if not args.log:
             os.unlink(log)
-    realtime = {"mode": "rtsim", "skipped_flows": [f.name for f in scen.skipped],
+    realtime = {"mode": "rtsim", "content": args.content or "scenario",
+                "skipped_flows": [f.name for f in scen.skipped],
                 "wall_s": wall, "linksim_check": r.check}
     if args.json:
         res["realtime"] = realtime
