@@ -898,6 +898,9 @@ def not_expressed(scen, flows):
             if float(f.keys.get(k, 0)) != 0:
                 out.append(f"{g} {k}: both ends read one host clock")
         if f.kind == "media":
+            if "app-limit" in f.keys:
+                out.append(f"{g} app-limit: rcsim caps its model's rate; here the content "
+                           "limits the real encoder")
             if f.keys.get("encoder", "").strip() == "synthetic":
                 out.append(f"{g} encoder=synthetic: rcsim's synthetic model; here a real vp8enc"
                            + "".join(f", {k} not applied" for k in model if k in f.keys))
