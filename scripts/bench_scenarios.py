@@ -113,54 +113,6 @@ def summarize(results):
     }
 
 
-def realtime_section(args, rcsim, scen_dir, controllers, seed):
-    """rcsim and rtsim side by side on the same scenario files."""
-    rtsim = os.path.join(ROOT, "tools", "rtsim", "rtsim.py")
-    # The build's plugin first; whatever the user put on GST_PLUGIN_PATH
-    # (rtpgccbwe's directory, say) after it.
-    extra = os.environ.get("GST_PLUGIN_PATH")
-    env = dict(os.environ, GST_PLUGIN_PATH=os.pathsep.join(
-        [os.path.join(args.build, "gst")] + ([extra] if extra else [])))
-    peers = list(controllers)
-    have_gcc = subprocess.run(["gst-inspect-1.0", "rtpgccbwe"], env=env,
-                              capture_output=True).returncode == 0
-    if have_gcc:
-        peers.append("gcc")
-    lines = ["### Real time (rtsim) beside rcsim", "",
-             "Same scenario files. rtsim runs real pipelines on the wall clock: vp8enc (320x240 noise) "
-             "! rtpvp8pay ! controller ! rtpbin over UDP into `linksim`, a stock rtpbin receiver sending "
-             "TWCC feedback back through a second linksim; the same rcsim computes its metrics from the "
-             "packets it logged at linksim (`rcsim --from-log`). See docs/rtsim.md for why the two differ.", "",
-             "| scenario | controller | mode | utilization | qdelay mean ms | qdelay p95 ms | Jain | goodput kbit/s |",
-             "|---|---|---|---|---|---|---|---|"]
-    for name in args.realtime.split(","):
-        path = os.path.join(scen_dir, name + ".ini")
-        for ctrl in peers:
-            rows = []
-            if ctrl != "gcc":
-                res, _ = run_rcsim(rcsim, path, ctrl, seed)
-                rows.append(("rcsim", res))
-            out = subprocess.run(["/usr/bin/python3", rtsim, path, "--controller", ctrl,
-                                  "--seed", str(seed), "--json", "--rcsim", rcsim], env=env,
-                                 capture_output=True, text=True)
-            if out.returncode != 0:
-                print(f"rtsim {name} {ctrl} failed: {out.stderr[-500:]}", file=sys.stderr)
-                continue
-            rows.append(("rtsim", json.loads(out.stdout)))
-            for mode, r in rows:
-                jain = r["fairness"]["jain"]
-                jain = "–" if jain is None else f"{jain:.3f}"
-                rates = " / ".join(f"{f['goodput_kbps']:.0f}" for f in r["flows"])
-                q = r["link"]["qdelay_ms"]
-                lines.append(f"| {name} | {ctrl} | {mode} | {r['link']['utilization'] * 100:.1f} % "
-                             f"| {q['mean']:.1f} | {q['p95']:.1f} | {jain} | {rates} |")
-            print(f"realtime {name} {ctrl} done", flush=True)
-    if not have_gcc:
-        lines += ["", "rtpgccbwe (gst-plugins-rs) was not installed on this machine, so GCC is not in "
-                  "the table; put its plugin on GST_PLUGIN_PATH and rerun to add it."]
-    return lines + [""]
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -171,10 +123,6 @@ def main():
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--only", default=None, help="run scenarios whose file name contains this")
     ap.add_argument("--output", default=os.path.join(ROOT, "docs", "results.md"))
-    ap.add_argument("--realtime", default="",
-                    help="comma list of scenario names to run in real time too "
-                         "(tools/rtsim: real vp8enc, rtpbin, UDP, linksim; one "
-                         "scenario's duration each), beside rcsim's seed-1 run")
     args = ap.parse_args()
 
     rcsim = os.path.join(args.build, "tools", "rcsim", "rcsim")
@@ -230,8 +178,6 @@ def main():
         if not args.no_plots:
             lines += [""] + [f"![{name} {c}](plots/{name}-{c}.png)" for c in controllers]
         lines.append("")
-    if args.realtime:
-        lines += realtime_section(args, rcsim, scen_dir, controllers, seeds[0])
     factors = sorted(x for _, _, x in speed)
     lines += [f"rcsim ran these {len(speed)} runs at {factors[0]:.0f}x to {factors[-1]:.0f}x "
               "real time (wall clock of the whole process, this machine).", "", END]

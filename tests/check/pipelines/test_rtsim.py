@@ -10,26 +10,9 @@ import json
 import subprocess
 import sys
 
+from realtime_check import check_schema, fail
+
 rtsim, rcsim, scenario = sys.argv[1:4]
-
-
-def fail(msg):
-    print("FAIL:", msg)
-    sys.exit(1)
-
-
-def keys(obj, prefix=""):
-    """Set of dotted key paths (list elements share one path)."""
-    out = set()
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out.add(prefix + k)
-            out |= keys(v, prefix + k + ".")
-    elif isinstance(obj, list):
-        for v in obj:
-            out |= keys(v, prefix + "[].")
-    return out
-
 
 rt = subprocess.run([sys.executable, rtsim, scenario, "--json", "--rcsim", rcsim],
                     capture_output=True, text=True)
@@ -40,10 +23,7 @@ sim = json.loads(subprocess.run([rcsim, scenario, "--json"], capture_output=True
                                 text=True, check=True).stdout)
 print("rtsim:", json.dumps(real))
 
-# Same schema as rcsim (rtsim adds a "realtime" block of its own).
-missing = keys(sim) - keys(real)
-if missing:
-    fail(f"fields rcsim prints but rtsim does not: {sorted(missing)}")
+check_schema(real, sim, "rtsim")
 
 flows = {f["name"]: f for f in real["flows"]}
 video, cbr = flows["video"], flows["cbr"]

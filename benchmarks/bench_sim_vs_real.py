@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""Sim against real, in one table: the same scenario files in rcsim (virtual
+time, the calibrated encoder model; mean ± sd over seeds), rtsim (real
+pipelines through `linksim`) and kbench (real pipelines through a kernel
+`tbf` queue), for each controller, with GCC (rtpgccbwe) in the real runners
+when its plugin is on GST_PLUGIN_PATH. Writes the table, the agreement
+check of the instruments issue (rcsim's utilization within 5 points of
+kbench's, its mean and p95 queueing delay within a factor 1.5) and one plot
+per case and controller (rcsim seed 1, rtsim, kbench stacked) into
+docs/results.md between its sim-vs-real markers and docs/plots/.
+
+    sudo benchmarks/bench_sim_vs_real.py [--build build] [--seeds 1,2,3]
+        [--controllers urcp,um,gcc] [--cases kernel-1mbps,clean-1mbps,...]
+        [--no-kbench] [--output docs/results.md]
+
+Real time: each case's duration per controller and real runner, one at a
+time (2 cores: run nothing else meanwhile). kbench needs root; without it
+(exit 77) its column says so.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import bench_scenarios as bs  # noqa: E402
+import plot_rcsim  # noqa: E402
+
+BEGIN = "<!-- sim-vs-real:begin -->"
+END = "<!-- sim-vs-real:end -->"
+CASES = "kernel-1mbps,clean-1mbps,rfc8867-5.1-variable-capacity-single"
+SKIP = 77
+
+
+def real_run(tool, path, ctrl, seed, rcsim, env, csv_dir):
+    cmd = ["/usr/bin/python3", tool, path, "--controller", ctrl, "--seed", str(seed),
+           "--json", "--rcsim", rcsim, "--csv", csv_dir]
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if p.returncode == SKIP:
+        return None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "skipped"
+    if p.returncode != 0:
+        return None, f"failed: {p.stderr.strip()[-300:]}"
+    return json.loads(p.stdout), None
+
+
+def row_numbers(runs):
+    """utilization (fraction), mean and p95 queueing delay (ms), media loss:
+    lists over runs."""
+    return {
+        "util": [r["link"]["utilization"] for r in runs],
+        "qmean": [r["link"]["qdelay_ms"]["mean"] for r in runs],
+        "qp95": [r["link"]["qdelay_ms"]["p95"] for r in runs],
+        "loss": [sum(f["loss_pre"] for f in bs.media_flows(r)) / max(len(bs.media_flows(r)), 1)
+                 for r in runs],
+        "rates": " / ".join(f"{f['goodput_kbps']:.0f}" for f in runs[0]["flows"]),
+    }
+
+
+def agreement(sim, real):
+    """The issue's acceptance: is rcsim within 5 points and a factor 1.5?"""
+    su, ru = bs.mean_sd(sim["util"])[0], real["util"][0]
+    out = [abs(su - ru) * 100 <= 5]
+    for k in ("qmean", "qp95"):
+        s, r = bs.mean_sd(sim[k])[0], real[k][0]
+        lo, hi = min(s, r), max(s, r)
+        # Both under 2 ms is agreement whatever the ratio (a ratio of noise).
+        out.append(hi <= 2 or (lo > 0 and hi / lo <= 1.5))
+    return ("yes" if all(out) else "no: " + ", ".join(
+        n for n, ok in zip(("utilization", "mean delay", "p95 delay"), out) if not ok))
+
+
+def plot(case, ctrl, panels, out):
+    """One PNG: a column per runner (rate above, queueing delay below)."""
+    plt = plot_rcsim.import_matplotlib()
+    fig, axes = plt.subplots(2, len(panels), figsize=(5 * len(panels), 5.5), sharex=True,
+                             squeeze=False)
+    ymax = 0
+    for i, (label, d) in enumerate(panels):
+        cap = plot_rcsim.read_csv(os.path.join(d, "capacity.csv"))
+        t = plot_rcsim.column(cap, "t_s")
+        ar, aq = axes[0][i], axes[1][i]
+        ar.step(t, [v / 1000 for v in plot_rcsim.column(cap, "capacity_kbps")], where="post",
+                color="black", linewidth=1.2, label="capacity")
+        for fl in plot_rcsim.read_csv(os.path.join(d, "flows.csv")):
+            rows = plot_rcsim.read_csv(os.path.join(d, f"flow-{fl['id']}.csv"))
+            tf = plot_rcsim.column(rows, "t_s")
+            ar.plot(tf, [v / 1000 for v in plot_rcsim.column(rows, "goodput_kbps")],
+                    linewidth=0.9, label=f"{fl['name']} goodput")
+            if rows and "target_kbps" in rows[0]:
+                ar.plot(tf, [v / 1000 for v in plot_rcsim.column(rows, "target_kbps")],
+                        linewidth=0.8, linestyle="--", label=f"{fl['name']} target")
+            q = plot_rcsim.column(rows, "qdelay_ms")
+            aq.plot(tf, q, linewidth=0.8)
+            ymax = max([ymax] + [v for v in q if v == v])
+        ar.set_title(f"{label}", fontsize=9)
+        ar.set_ylim(bottom=0)
+        ar.grid(True, alpha=0.3)
+        aq.grid(True, alpha=0.3)
+        aq.set_xlabel("time (s)")
+        if i == 0:
+            ar.set_ylabel("Mbit/s")
+            aq.set_ylabel("queueing delay (ms)")
+            ar.legend(loc="upper right", fontsize=6)
+    for i in range(len(panels)):
+        axes[1][i].set_ylim(0, max(ymax * 1.05, 10))
+    fig.suptitle(f"{case}: {ctrl}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=90)
+    plt.close(fig)
+
+
+def replace_section(path, lines):
+    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+    block = "\n".join([BEGIN, ""] + lines + [END]) + "\n"
+    if BEGIN in text and END in text:
+        a, b = text.index(BEGIN), text.index(END) + len(END)
+        text = text[:a] + block.rstrip("\n") + text[b:]
+    else:
+        text = text.rstrip("\n") + "\n\n## Sim against real\n\n" + block
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--controllers", default="urcp,um,gcc")
+    ap.add_argument("--cases", default=CASES)
+    ap.add_argument("--no-kbench", action="store_true")
+    ap.add_argument("--output", default=os.path.join(ROOT, "docs", "results.md"))
+    args = ap.parse_args()
+
+    rcsim = os.path.join(args.build, "tools", "rcsim", "rcsim")
+    if not os.access(rcsim, os.X_OK):
+        sys.exit(f"{rcsim} not found: build first (scripts/setup.sh)")
+    extra = os.environ.get("GST_PLUGIN_PATH")
+    env = dict(os.environ, GST_PLUGIN_PATH=os.pathsep.join(
+        [os.path.join(args.build, "gst")] + ([extra] if extra else [])))
+    have_gcc = subprocess.run(["gst-inspect-1.0", "rtpgccbwe"], env=env,
+                              capture_output=True).returncode == 0
+    seeds = [int(s) for s in args.seeds.split(",")]
+    ctrls = [c for c in args.controllers.split(",") if c != "gcc" or have_gcc]
+    runners = [("rtsim", os.path.join(ROOT, "tools", "rtsim", "rtsim.py"))]
+    if not args.no_kbench:
+        runners.append(("kbench", os.path.join(ROOT, "tools", "kbench", "kbench.py")))
+    plot_dir = os.path.join(ROOT, "docs", "plots")
+    os.makedirs(plot_dir, exist_ok=True)
+
+    lines = [f"Generated by `benchmarks/bench_sim_vs_real.py --seeds {args.seeds}` in one run: "
+             "rcsim (virtual time, calibrated vp8enc model, mean ± sd over seeds), rtsim (real "
+             "vp8enc and rtpbin through `linksim`) and kbench (the same through a kernel `tbf` "
+             "queue between network namespaces; [kbench.md](kbench.md)), one real run each. "
+             "Every number is computed by rcsim's metric code from the run's packet log. "
+             "*Agrees* is the instruments issue's acceptance: rcsim's utilization within 5 points "
+             "of kbench's, its mean and p95 queueing delay within a factor 1.5.", "",
+             "| case | controller | runner | utilization | qdelay mean ms | qdelay p95 ms "
+             "| media loss | goodput kbit/s | agrees with kbench |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    notes = []
+    for case in args.cases.split(","):
+        path = os.path.join(ROOT, "tests", "scenarios", case + ".ini")
+        for ctrl in ctrls:
+            results, panels = {}, []
+            if ctrl != "gcc":
+                runs = []
+                for seed in seeds:
+                    d = tempfile.mkdtemp(prefix="svr-") if seed == seeds[0] else None
+                    runs.append(bs.run_rcsim(rcsim, path, ctrl, seed, d)[0])
+                    if d:
+                        panels.append((f"rcsim (seed {seed})", d))
+                results["rcsim"] = row_numbers(runs)
+            for name, tool in runners:
+                d = tempfile.mkdtemp(prefix="svr-")
+                res, why = real_run(tool, path, ctrl, seeds[0], rcsim, env, d)
+                if res is None:
+                    notes.append(f"{case} {ctrl} {name}: {why}")
+                    print(f"{case} {ctrl} {name}: {why}", file=sys.stderr)
+                    continue
+                results[name] = row_numbers([res])
+                panels.append((name, d))
+                print(f"{case} {ctrl} {name} done", file=sys.stderr, flush=True)
+            for name, r in results.items():
+                agree = "–"
+                if name == "rcsim" and "kbench" in results:
+                    agree = agreement(r, results["kbench"])
+                lines.append(f"| {case} | {ctrl} | {name} | {bs.fmt(r['util'], 100, 1, ' %')} "
+                             f"| {bs.fmt(r['qmean'])} | {bs.fmt(r['qp95'])} "
+                             f"| {bs.fmt(r['loss'], 100, 2, ' %')} | {r['rates']} | {agree} |")
+            if panels:
+                png = f"svr-{case}-{ctrl}.png"
+                plot(case, ctrl, panels, os.path.join(plot_dir, png))
+                lines.append(f"| | | [plot](plots/{png}) | | | | | | |")
+    if "gcc" in args.controllers.split(",") and not have_gcc:
+        lines += ["", "**GCC is missing from this table:** rtpgccbwe (gst-plugins-rs) was not on "
+                  "GST_PLUGIN_PATH. `scripts/build_gcc.sh` builds it and prints the directory to add."]
+    if notes:
+        lines += ["", "Runs that did not happen:", ""] + [f"- {n}" for n in notes]
+    lines.append("")
+    replace_section(args.output, lines)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,601 @@
+"""What the real-time runners share: tools/rtsim/rtsim.py (linksim as the
+bottleneck) and tools/kbench/kbench.py (a kernel tbf queue between network
+namespaces) read the same scenario files, build the same media and CBR
+pipelines with the same controllers, and hand their packet logs to the same
+`rcsim --from-log`. Only where the packets go and where they are timed
+differs, and that stays in each runner.
+
+    media sender:  videotestsrc ! capsfilter ! valve ! vp8enc ! rtpvp8pay
+                   ! capsfilter (TWCC extmap) ! CONTROLLER ! rtpbin.send_rtp_sink_0
+    receiver:      rtpbin (stock: sends TWCC feedback) ! fakesink
+    CBR source:    audiotestsrc (silence, L16) ! capsfilter ! rtpL16pay
+
+CONTROLLER is urcpsender (any controller of its registry), rtpgccbwe from
+gst-plugins-rs (`gcc`), or nothing (`none`: vp8enc at its default bitrate).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import GLib, Gst  # noqa: E402
+
+PROG = "rtpipes"   # the runner's name in messages; set by the runner
+TWCC_URI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+NO_ASYNC = {"async": False}  # sinks added while playing must not wait for preroll
+# After the run, packets still in the links may come out this long (rcsim's
+# DRAIN, tools/rcsim/sim.c), so that their fate is known.
+DRAIN_S = 5.0
+# Bytes an RTP packet adds to the `mtu` payload bytes of a scenario: the RTP
+# header and the TWCC header extension (docs/scenarios.md, `mtu`).
+RTP_HEADER_BYTES = 12 + 8
+
+
+def die(msg, code=1):
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def key(kf, group, name, default=None, kind=str):
+    try:
+        if kind is float:
+            return kf.get_double(group, name)
+        if kind is int:
+            return kf.get_int64(group, name)
+        return kf.get_string(group, name)
+    except GLib.Error:
+        return default
+
+
+class Flow:
+    def __init__(self, index, name, kind):
+        self.index = index         # in the scenario's flow order (rcsim's id)
+        self.name = name
+        self.kind = kind
+        self.group = None          # its [flow:NAME] section
+        self.nth = 0               # its place among the section's `count` flows
+        self.controller = "urcp"
+        self.keys = {}             # the flow's section as written
+        self.start_s = 0.0
+        self.stop_s = None
+        self.delay_ns = 0
+        self.return_delay_ns = 0
+        self.rate_bps = 0
+        self.packet_size = 1200
+        self.direction = "forward"
+        self.pauses = []           # (from_s, to_s)
+        self.sender = None
+        self.rc = None
+        self.valve = None
+        # TCP (docs/scenarios.md, kind=tcp)
+        self.cc = "cubic"
+        self.size_min = 0
+        self.size_max = 0
+        self.think_mean_s = 10.0
+        self.initially_on = True
+
+    def stop_at(self, duration_s):
+        return min(self.stop_s, duration_s) if self.stop_s is not None else duration_s
+
+
+class Scenario:
+    """The parts of a scenario file that the real-time runs use; the keys
+    and their defaults are those of docs/scenarios.md (tools/rcsim/
+    scenario.c), flows in file order with `count` expanded, so that flow
+    indices are rcsim's. The link sections' keys are linksim's property
+    names, so they are handed to linksim as they are."""
+
+    @staticmethod
+    def section(kf, group):
+        props = {}
+        for k in kf.get_keys(group)[0]:
+            props[k] = kf.get_string(group, k)
+        return props
+
+    def __init__(self, path):
+        kf = GLib.KeyFile()
+        try:
+            kf.load_from_file(path, GLib.KeyFileFlags.NONE)
+        except GLib.Error as e:
+            die(f"{path}: {e.message}")
+        self.path = path
+        self.name = key(kf, "scenario", "name", os.path.splitext(os.path.basename(path))[0])
+        self.duration_s = key(kf, "scenario", "duration", 60.0, float)
+        self.link = self.section(kf, "link")
+        self.reverse = self.section(kf, "reverse") if kf.has_group("reverse") else {}
+        self.has_reverse = kf.has_group("reverse")
+        # Relative trace files are next to the scenario, as rcsim reads them.
+        for props in (self.link, self.reverse):
+            if "trace-file" in props:
+                props["trace-file"] = os.path.join(os.path.dirname(path), props["trace-file"])
+        link_delay_ms = float(self.link.get("delay", 0)) / Gst.MSECOND
+        self.flows = []
+        for g in kf.get_groups()[0]:
+            if not g.startswith("flow:"):
+                continue
+            count = int(key(kf, g, "count", 1.0, float))
+            on = int(key(kf, g, "initially-on", float(count), float))
+            for i in range(count):
+                name = g[5:] if count == 1 else f"{g[5:]}-{i + 1}"
+                f = self.flow(kf, g, len(self.flows), name, link_delay_ms)
+                f.nth, f.initially_on = i, i < on
+                self.flows.append(f)
+        self.run = [f for f in self.flows if f.kind in ("media", "cbr")]
+        self.skipped = [f for f in self.flows if f.kind not in ("media", "cbr")]
+
+    @staticmethod
+    def flow(kf, g, index, name, link_delay_ms):
+        f = Flow(index, name, key(kf, g, "kind", "media").lower())
+        f.group = g
+        f.controller = key(kf, g, "controller", "urcp").strip()
+        f.start_s = key(kf, g, "start", 0.0, float)
+        f.stop_s = key(kf, g, "stop", None, float)
+        delay_ms = key(kf, g, "delay-ms", link_delay_ms, float)
+        f.delay_ns = int(round(delay_ms * Gst.MSECOND))
+        f.return_delay_ns = int(round(key(kf, g, "return-delay-ms", delay_ms, float) * Gst.MSECOND))
+        f.rate_bps = key(kf, g, "rate", 0, int)
+        f.packet_size = key(kf, g, "packet-size", 1200, int)
+        f.direction = key(kf, g, "direction", "forward").lower()
+        for p in (key(kf, g, "pause", "") or "").split(","):
+            if p:
+                a, b = p.split(":")
+                f.pauses.append((float(a), float(b)))
+        f.cc = key(kf, g, "cc", "cubic").strip().lower()
+        f.size_min = key(kf, g, "size-min", 0, int)
+        f.size_max = key(kf, g, "size-max", f.size_min, int)
+        f.think_mean_s = key(kf, g, "think-mean", 10.0, float)
+        f.keys = {k: kf.get_string(g, k).strip() for k in kf.get_keys(g)[0]}
+        return f
+
+
+# Scenario keys that are urcpsender properties of the same name, besides
+# the controllers' own "<controller>-<parameter>" keys.
+SENDER_KEYS = ("min-bitrate", "start-bitrate", "max-bitrate")
+# urcpsender's defaults for them (docs/scenarios.md), which rtpgccbwe gets too.
+BITRATE_DEFAULTS = {"min-bitrate": 50000, "start-bitrate": 300000, "max-bitrate": 20000000}
+
+
+def sender_props(flow, ctrl):
+    """The flow's keys that are urcpsender properties of the same name (and
+    unit): its controller's parameters and its bitrate limits
+    (docs/scenarios.md), plus the pacer keys under urcpsender's names."""
+    props = {k: v for k, v in flow.keys.items() if k in SENDER_KEYS or k.startswith(ctrl + "-")}
+    if "pacing" in flow.keys:
+        props["pacing"] = flow.keys["pacing"]
+    if "pacer-max-queue-ms" in flow.keys:
+        props["max-queue-time"] = str(int(float(flow.keys["pacer-max-queue-ms"]) * Gst.MSECOND))
+    return props
+
+
+def bitrate(flow, name):
+    return int(float(flow.keys.get(name, BITRATE_DEFAULTS[name])))
+
+
+def urcp_controllers():
+    """The nicks of urcpsender's `controller` enum, which the element builds
+    from the controller registry (gst/rc-controller.c); [] without it."""
+    e = Gst.ElementFactory.make("urcpsender", None)
+    if e is None:
+        return []
+    values = e.find_property("controller").enum_class.__enum_values__
+    return [values[v].value_nick for v in sorted(values)]
+
+
+def check_controllers(scen, controller, urcp_names, flows):
+    """Exits unless every media flow's controller exists and its keys are
+    urcpsender properties; exits 77 (skip) when `gcc` is asked for and
+    rtpgccbwe is not on GST_PLUGIN_PATH."""
+    known = urcp_names + ["gcc", "none"]
+    used = {controller} if controller else {f.controller for f in flows if f.kind == "media"}
+    for c in sorted(used):
+        if c not in known:
+            die(f"unknown controller '{c}' ({', '.join(known)})")
+    for f in flows:
+        ctrl = controller or f.controller
+        if f.kind == "media" and ctrl in urcp_names:
+            probe = make("urcpsender")
+            for k in sender_props(f, ctrl):
+                if probe.find_property(k) is None:
+                    die(f"[flow:{f.name}] {k}: urcpsender has no such property")
+    if "gcc" in used and Gst.ElementFactory.find("rtpgccbwe") is None:
+        die("rtpgccbwe (gst-plugins-rs) is not on GST_PLUGIN_PATH: skipped "
+            "(scripts/build_gcc.sh builds it and prints the directory to add)", 77)
+
+
+def find_rcsim(path):
+    """--rcsim, else the build's rcsim next to the plugin on
+    GST_PLUGIN_PATH (BUILD/gst -> BUILD/tools/rcsim/rcsim), else PATH's."""
+    if path:
+        return path
+    dirs = []
+    for var in ("GST_PLUGIN_PATH_1_0", "GST_PLUGIN_PATH"):
+        dirs += [d for d in os.environ.get(var, "").split(os.pathsep) if d]
+    for d in dirs:
+        cand = os.path.normpath(os.path.join(d, os.pardir, "tools", "rcsim", "rcsim"))
+        if os.access(cand, os.X_OK):
+            return cand
+    return shutil.which("rcsim")
+
+
+def require_rcsim(path):
+    rcsim = find_rcsim(path)
+    if not rcsim or not os.access(rcsim, os.X_OK):
+        die(f"rcsim not found{': ' + rcsim if rcsim else ''}: pass --rcsim PATH "
+            "(the build's tools/rcsim/rcsim)")
+    return rcsim
+
+
+def make(factory, **props):
+    e = Gst.ElementFactory.make(factory, None)
+    if e is None:
+        die(f"element '{factory}' is not installed")
+    for k, v in props.items():
+        e.set_property(k.replace("_", "-"), v)
+    return e
+
+
+def set_link_props(link, props, seed):
+    # The keys are linksim's properties (gst/rc-link-keys.c has the one
+    # table of them) except for one scenario rule: a loss-rate without a
+    # loss-model means bernoulli (tools/rcsim/scenario.c).
+    if "loss-model" not in props and float(props.get("loss-rate", 0)) > 0:
+        props = dict(props, **{"loss-model": "bernoulli"})
+    for k, v in props.items():
+        if link.find_property(k) is None:
+            print(f"{PROG}: linksim has no property '{k}': ignored", file=sys.stderr)
+            continue
+        # gst_util_set_object_arg parses strings as gst-launch would,
+        # including enums by nick and 64-bit integers.
+        Gst.util_set_object_arg(link, k, str(v))
+    link.set_property("seed", seed)
+
+
+# The video source, as a scenario's media flow names it (docs/scenarios.md):
+# `encoder`, `content` and `resolution`, with rcsim's defaults, and the
+# contents of tools/encrec (the recordings rcsim's encoder models are fitted
+# on, docs/encoders.md): `scroll` (a scrolling SMPTE pattern, what vp8enc at
+# 640x480 fills up to about 3.9 Mbit/s), `snow` (noise: fills any target),
+# `ball` (about 100 kbit/s whatever the target) and `scenes` (the three in
+# turn, SCENE_S seconds each).
+DEFAULT_ENCODER, DEFAULT_CONTENT, DEFAULT_RESOLUTION = "vp8enc", "scroll", "640x480"
+CONTENTS = ("scroll", "snow", "ball", "scenes")
+SCENES = ("snow", "scroll", "ball")
+SCENE_S = 4
+# encoder -> (payloader, encoding-name, the bitrate property's unit in bit/s)
+ENCODERS = {
+    "vp8enc": ("rtpvp8pay", "VP8", 1),
+    "vp9enc": ("rtpvp9pay", "VP9", 1),
+    "x264enc": ("rtph264pay", "H264", 1000),
+}
+
+
+def media_source(flow, content=None):
+    """(encoder, content, width, height) of a media flow; `content`
+    overrides the flow's. encoder=synthetic (rcsim's model) runs vp8enc."""
+    enc = flow.keys.get("encoder", DEFAULT_ENCODER).strip()
+    if enc == "synthetic":
+        enc = DEFAULT_ENCODER
+    if enc not in ENCODERS:
+        die(f"[{flow.group}] encoder={enc}: a real run knows {', '.join(sorted(ENCODERS))}")
+    what = content or flow.keys.get("content", DEFAULT_CONTENT).strip()
+    if what not in CONTENTS:
+        die(f"[{flow.group}] content={what}: one of {', '.join(CONTENTS)}")
+    m = re.fullmatch(r"(\d+)x(\d+)", flow.keys.get("resolution", DEFAULT_RESOLUTION).strip())
+    if not m:
+        die(f"[{flow.group}] resolution: WIDTHxHEIGHT")
+    return enc, what, int(m.group(1)), int(m.group(2))
+
+
+def set_content(src, kind):
+    if kind == "scroll":
+        src.set_property("horizontal-speed", 4)
+        Gst.util_set_object_arg(src, "pattern", "smpte")
+    else:
+        src.set_property("horizontal-speed", 0)
+        Gst.util_set_object_arg(src, "pattern", kind)
+
+
+def configure_encoder(enc, name):
+    """The encoder as urcpsender configures it for real-time rate following
+    (gst/gstrcencoder.c), for controllers that do not configure the encoder
+    themselves (rtpgccbwe)."""
+    if name in ("vp8enc", "vp9enc"):
+        Gst.util_set_object_arg(enc, "end-usage", "cbr")
+        enc.set_property("deadline", 1)
+        enc.set_property("buffer-size", 300)
+        enc.set_property("buffer-initial-size", 200)
+        enc.set_property("buffer-optimal-size", 250)
+        enc.set_property("dropframe-threshold", 30)
+    elif name == "x264enc":
+        Gst.util_set_object_arg(enc, "pass", "cbr")
+
+
+class MediaSender:
+    """One media flow's sender up to rtpbin's send_rtp_sink_0:
+    videotestsrc (the flow's resolution at its `fps`, its content) ! valve
+    (the flow's pauses) ! encoder (key frames at its own default distance,
+    as in the recordings, or every `key-interval` s with encoder=synthetic)
+    ! payloader (`mtu` payload bytes) ! TWCC extmap ! CONTROLLER. Add
+    `elems` to the pipeline, then call link()."""
+
+    def __init__(self, flow, ctrl, urcp_names, ssrc, content=None):
+        fps = int(float(flow.keys.get("fps", 30)))
+        mtu = int(float(flow.keys.get("mtu", 1200)))
+        self.enc_name, self.content, width, height = media_source(flow, content)
+        pay, self.encoding, self.unit = ENCODERS[self.enc_name]
+        self.flow, self.ctrl = flow, ctrl
+        self.src = make("videotestsrc", is_live=True)
+        set_content(self.src, SCENES[0] if self.content == "scenes" else self.content)
+        self.vcaps = make("capsfilter", caps=Gst.Caps.from_string(
+            f"video/x-raw,format=I420,width={width},height={height},framerate={fps}/1"))
+        self.valve = make("valve")
+        self.enc = make(self.enc_name)
+        if self.enc_name in ("vp8enc", "vp9enc"):
+            self.enc.set_property("deadline", 1)
+        elif self.enc_name == "x264enc":
+            # The payloader needs stream-format=byte-stream and SPS/PPS in band.
+            Gst.util_set_object_arg(self.enc, "tune", "zerolatency")
+        if "key-interval" in flow.keys:
+            key_s = float(flow.keys["key-interval"])
+            prop = "keyframe-max-dist" if self.enc_name != "x264enc" else "key-int-max"
+            self.enc.set_property(prop, int(key_s * fps) if key_s > 0 else 2147483647)
+        self.pay = make(pay, pt=96, ssrc=ssrc, mtu=mtu + RTP_HEADER_BYTES)
+        if self.enc_name == "x264enc":
+            self.pay.set_property("config-interval", -1)
+        self.ext = make("capsfilter", caps=Gst.Caps.from_string(
+            f'application/x-rtp,extmap-1=(string)"{TWCC_URI}"'))
+        self.rtpbin = make("rtpbin")
+        self.elems = [self.src, self.vcaps, self.valve, self.enc, self.pay, self.ext, self.rtpbin]
+        self.rc = None
+        if ctrl in urcp_names:
+            self.rc = make("urcpsender")
+            Gst.util_set_object_arg(self.rc, "controller", ctrl)
+            for k, v in sender_props(flow, ctrl).items():
+                Gst.util_set_object_arg(self.rc, k, v)
+        elif ctrl == "gcc":
+            self.rc = self.gcc()
+        if self.rc is not None:
+            self.elems.append(self.rc)
+        if self.content == "scenes":
+            self.scene = 0
+            GLib.timeout_add(SCENE_S * 1000, self.next_scene)
+        flow.rc, flow.enc, flow.valve, flow.sender = self.rc, self.enc, self.valve, self.src
+
+    def next_scene(self):
+        self.scene = (self.scene + 1) % len(SCENES)
+        set_content(self.src, SCENES[self.scene])
+        return True
+
+    def gcc(self):
+        """rtpgccbwe (gst-plugins-rs) where urcpsender would sit, in front of
+        send_rtp_sink (where an rtpbin aux sender sits too): its
+        estimated-bitrate drives vp8enc, configured as urcpsender configures
+        it, as webrtcsink does; its limits are the flow's bitrate keys."""
+        gcc = make("rtpgccbwe")
+        start = bitrate(self.flow, "start-bitrate")
+        gcc.set_property("min-bitrate", bitrate(self.flow, "min-bitrate"))
+        gcc.set_property("max-bitrate", bitrate(self.flow, "max-bitrate"))
+        gcc.set_property("estimated-bitrate", start)
+        configure_encoder(self.enc, self.enc_name)
+        enc, prop, unit = self.enc, ("bitrate" if self.unit != 1 else "target-bitrate"), self.unit
+        enc.set_property(prop, start // unit)
+
+        def on_rate(g, _p):
+            enc.set_property(prop, g.get_property("estimated-bitrate") // unit)
+        gcc.connect("notify::estimated-bitrate", on_rate)
+        return gcc
+
+    def link(self):
+        Gst.Element.link_many(self.src, self.vcaps, self.valve, self.enc, self.pay, self.ext)
+        if self.rc is not None:
+            self.ext.link(self.rc)
+            self.rc.link_pads("src", self.rtpbin, "send_rtp_sink_0")
+        else:
+            self.ext.link_pads("src", self.rtpbin, "send_rtp_sink_0")
+
+
+def recv_rtp_caps(encoding="VP8"):
+    return Gst.Caps.from_string(
+        f"application/x-rtp,media=video,clock-rate=90000,encoding-name={encoding},"
+        f'payload=96,extmap-1=(string)"{TWCC_URI}"')
+
+
+class MediaReceiver:
+    """A stock receiving rtpbin (the extmap in its caps makes it send TWCC
+    feedback) whose decoded-nothing output goes to a fakesink."""
+
+    def __init__(self):
+        self.rtpbin = make("rtpbin")
+        self.sink = make("fakesink", sync=False, **NO_ASYNC)
+        self.elems = [self.rtpbin, self.sink]
+
+        def on_pad(_rtpbin, pad):
+            if pad.get_name().startswith("recv_rtp_src_"):
+                pad.link(self.sink.get_static_pad("sink"))
+        self.rtpbin.connect("pad-added", on_pad)
+
+
+class CbrSource:
+    """Constant-rate UDP cross traffic as RTP (so each packet has a sequence
+    number to time it by): L16 silence at the sample rate that gives the
+    flow's `rate` with `packet-size` payloads. `last` goes to the socket."""
+
+    def __init__(self, flow, ssrc):
+        payload = flow.packet_size
+        rate = max(int(flow.rate_bps / 16), 1)
+        spb = max(payload // 2, 1)
+        self.src = make("audiotestsrc", is_live=True, wave="silence", samplesperbuffer=spb)
+        caps = make("capsfilter", caps=Gst.Caps.from_string(
+            f"audio/x-raw,format=S16BE,layout=interleaved,rate={rate},channels=1"))
+        self.last = make("rtpL16pay", mtu=payload + 12 + 100, ssrc=ssrc)
+        self.elems = [self.src, caps, self.last]
+        flow.sender = self.src
+
+    def link(self):
+        Gst.Element.link_many(*self.elems)
+
+
+class Timeline:
+    """One pipeline on the system clock and a main loop that runs actions at
+    set times of the run (seconds of running time, the timebase of every
+    time in the packet log). SIGINT and SIGTERM end the loop and are raised
+    as KeyboardInterrupt once it has returned, so the runner's clean-up
+    runs."""
+
+    def __init__(self, name):
+        self.pipeline = Gst.Pipeline.new(name)
+        self.errors = []
+        self.events = []
+        self.loop = None
+        self.signal = None
+
+    # Running time on the pipeline clock: what linksim, udpsrc and rtpbin
+    # stamp buffers with.
+    def now(self):
+        clock = self.pipeline.get_clock()
+        if clock is None:
+            return 0
+        return clock.get_time() - self.pipeline.get_base_time()
+
+    def add(self, *elems):
+        for e in elems:
+            self.pipeline.add(e)
+        return elems
+
+    def at(self, t_s, fn):
+        self.events.append((t_s, fn))
+
+    def after(self, delay_s, fn):
+        """fn once, delay_s from now (from a running loop)."""
+        def fire():
+            fn()
+            return False
+        GLib.timeout_add(max(int(delay_s * 1000), 0), fire)
+
+    def run(self):
+        self.loop = GLib.MainLoop()
+        bus = self.pipeline.get_bus()
+        bus.add_signal_watch()
+
+        def on_msg(_bus, msg):
+            if msg.type == Gst.MessageType.ERROR:
+                err, _dbg = msg.parse_error()
+                self.errors.append(f"{msg.src.get_name()}: {err.message}")
+                self.loop.quit()
+            elif msg.type == Gst.MessageType.WARNING:
+                err, _ = msg.parse_warning()
+                print(f"{PROG}: warning from {msg.src.get_name()}: {err.message}",
+                      file=sys.stderr)
+        bus.connect("message", on_msg)
+
+        def on_signal(signum):
+            self.signal = signum
+            self.loop.quit()
+            return True
+        # GLib's handlers replace Python's while the loop runs; removing
+        # them resets the signals to their defaults, so Python's go back.
+        handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        sources = [GLib.unix_signal_add(GLib.PRIORITY_HIGH, s, on_signal, s) for s in handlers]
+
+        if self.pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+            die("the pipeline did not start (linksim rejects the scenario's link?)")
+        for at, fn in sorted(self.events, key=lambda e: e[0]):
+            self.after(at - self.now() / Gst.SECOND, fn)
+        try:
+            self.loop.run()
+        finally:
+            for s in sources:
+                GLib.source_remove(s)
+            for s, h in handlers.items():
+                signal.signal(s, h)
+            bus.remove_signal_watch()
+        if self.signal is not None:
+            raise KeyboardInterrupt(self.signal)
+
+    def quit_when(self, done, timeout_s, then=None):
+        """Polls done() every 20 ms; ends the loop when it is true or after
+        timeout_s."""
+        deadline = time.monotonic() + timeout_s
+
+        def poll():
+            if done() or time.monotonic() > deadline:
+                if then:
+                    then()
+                self.loop.quit()
+                return False
+            return True
+        GLib.timeout_add(20, poll)
+
+    def stop(self):
+        self.pipeline.set_state(Gst.State.NULL)
+
+
+def schedule_flow(timeline, flow, start, stop, duration_s):
+    """start() at the flow's `start`, stop() at its `stop` (if before the
+    end of the run), and its pauses on its valve (media flows)."""
+    timeline.at(flow.start_s, start)
+    if flow.stop_at(duration_s) < duration_s:
+        timeline.at(flow.stop_s, stop)
+    for a, b in flow.pauses:
+        timeline.at(a, lambda: flow.valve and flow.valve.set_property("drop", True))
+        timeline.at(b, lambda: flow.valve and flow.valve.set_property("drop", False))
+
+
+def write_packet_log(path, comment, skipped, lines):
+    """The packet log (docs/metrics.md, "Packet log"): `lines` are (entry
+    ns, line) pairs, written by entry time."""
+    with open(path, "w") as fh:
+        fh.write(f"rcsim-log 1\n# {comment}\n")
+        for f in skipped:
+            fh.write(f"skip {f.index}\n")
+        for _, line in sorted(lines):
+            fh.write(line + "\n")
+
+
+def argument_parser(doc, seed_help):
+    """The options rtsim and kbench share."""
+    ap = argparse.ArgumentParser(description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("scenario")
+    ap.add_argument("--controller", default=None,
+                    help="every media flow's controller: urcpsender's (urcp, um, ...), gcc "
+                         "or none (default: each flow's `controller`)")
+    ap.add_argument("--seed", type=int, default=1, help=seed_help)
+    ap.add_argument("--duration", type=float, default=None)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--csv", default=None, metavar="DIR",
+                    help="rcsim's 200 ms time series of the run (docs/metrics.md)")
+    ap.add_argument("--rcsim", default=None, metavar="PATH",
+                    help="the rcsim that computes the metrics (default: the build's "
+                         "tools/rcsim/rcsim next to the plugin on GST_PLUGIN_PATH, else PATH's)")
+    ap.add_argument("--log", default=None, metavar="FILE",
+                    help="keep the packet log here (default: a temporary file)")
+    ap.add_argument("--content", choices=CONTENTS, default=None,
+                    help="every media flow's content, instead of its scenario's `content` "
+                         "(default scroll; docs/encoders.md)")
+    return ap
+
+
+def rcsim_metrics(rcsim, scen, log, duration, args):
+    """rcsim's metrics of the log: its JSON object, or its table."""
+    cmd = [rcsim, scen.path, "--from-log", log, "--duration", repr(duration),
+           "--seed", str(args.seed)]
+    if args.controller:
+        cmd += ["--controller", args.controller]
+    if getattr(args, "csv", None):
+        cmd += ["--csv", args.csv]
+    if args.json:
+        cmd.append("--json")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        die(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+    return json.loads(p.stdout) if args.json else p.stdout
