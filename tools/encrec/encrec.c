@@ -84,6 +84,7 @@ typedef struct
   GArray *frames;               /* Frame, one per input frame */
   guint next_out;               /* first frame not yet matched to output */
   guint64 frames_out, keys, bytes;
+  GstSegment out_seg;           /* the encoder's output segment */
 } Rec;
 
 static const gchar *scene_patterns[] = { "snow", "smpte", "ball" };
@@ -150,14 +151,30 @@ on_raw (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* The encoder's output segment: x264enc shifts its output by 1000 hours
+ * (so that DTS before PTS stays positive), so output times are compared
+ * as running time. */
+static GstPadProbeReturn
+on_encoded_event (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
+{
+  Rec *r = data;
+  GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (pi);
+
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT)
+    gst_event_copy_segment (ev, &r->out_seg);
+  return GST_PAD_PROBE_OK;
+}
+
 /* After the encoder: the output frame goes with the input frame of its
- * time; input frames it passes over were dropped. */
+ * time (the input's segment starts at 0, so its PTS is its running time);
+ * input frames it passes over were dropped. */
 static GstPadProbeReturn
 on_encoded (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
 {
   Rec *r = data;
   GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (pi);
-  GstClockTime t = GST_BUFFER_PTS (b);
+  GstClockTime t = gst_segment_to_running_time (&r->out_seg, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (b));
   guint i;
 
   if (!GST_CLOCK_TIME_IS_VALID (t))
@@ -281,6 +298,9 @@ main (int argc, char **argv)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_raw, &r, NULL);
   gst_object_unref (pad);
   pad = gst_element_get_static_pad (r.enc, "src");
+  gst_segment_init (&r.out_seg, GST_FORMAT_TIME);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_encoded_event,
+      &r, NULL);
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_encoded, &r, NULL);
   gst_object_unref (pad);
 
