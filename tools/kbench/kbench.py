@@ -932,6 +932,7 @@ def main():
     if Gst.ElementFactory.find("linksim") is None:
         die("linksim not found: set GST_PLUGIN_PATH to the build's gst/ directory")
     rcsim = rp.require_rcsim(args.rcsim)
+    rp.check_scenario(rcsim, args.scenario)
     scen = rp.Scenario(args.scenario)
     flows = [f for f in scen.flows if f.direction != "reverse"]
     media = [f for f in flows if f.kind in ("media", "cbr")]

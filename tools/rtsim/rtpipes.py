@@ -234,6 +234,14 @@ def require_rcsim(path):
     return rcsim
 
 
+def check_scenario(rcsim, path):
+    """rcsim's verdict on the file before minutes of real time are spent on
+    it (the same parser computes the metrics at the end): a short run."""
+    p = subprocess.run([rcsim, path, "--duration", "0.1"], capture_output=True, text=True)
+    if p.returncode != 0:
+        die(p.stderr.strip().removeprefix("rcsim: ") or f"rcsim rejected {path}")
+
+
 def make(factory, **props):
     e = Gst.ElementFactory.make(factory, None)
     if e is None:

@@ -319,6 +319,7 @@ def main():
     if Gst.ElementFactory.find("linksim") is None:
         die("linksim not found: set GST_PLUGIN_PATH to the build's gst/ directory")
     rcsim = rp.require_rcsim(args.rcsim)
+    rp.check_scenario(rcsim, args.scenario)
     scen = rp.Scenario(args.scenario)
     urcp_names = rp.urcp_controllers()
     rp.check_controllers(scen, args.controller, urcp_names, scen.run)
