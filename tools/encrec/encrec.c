@@ -1,8 +1,7 @@
 /* encrec: records how a real video encoder, set up the way urcpsender sets
- * it up (gst/gstrcencoder.c), answers a changing target: one line per
- * encoded frame (time, bytes, key frame, the target in force, frames
- * dropped before it). The recordings calibrate rcsim's encoder models
- * (tools/rcsim/encoder.c; docs/encoders.md). One line per input frame:
+ * it up (gst/gstrcencoder.c), answers a changing target. The recordings
+ * calibrate rcsim's encoder models (tools/rcsim/encoder.c;
+ * docs/encoders.md). One line per input frame:
  * its time, the target in force when it went in, its size out (0 when the
  * encoder dropped it) and whether it is a key frame.
  *
@@ -84,6 +83,7 @@ typedef struct
   GArray *frames;               /* Frame, one per input frame */
   guint next_out;               /* first frame not yet matched to output */
   guint64 frames_out, keys, bytes;
+  guint64 unmatched;            /* output frames with no input of their time */
   GstSegment out_seg;           /* the encoder's output segment */
 } Rec;
 
@@ -188,9 +188,10 @@ on_encoded (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
       r->frames_out++;
       r->keys += fr->key;
       r->bytes += fr->bytes;
-      break;
+      return GST_PAD_PROBE_OK;
     }
   }
+  r->unmatched++;
   return GST_PAD_PROBE_OK;
 }
 
@@ -326,6 +327,14 @@ main (int argc, char **argv)
       " out, %" G_GUINT64_FORMAT " key, %.0f kbit/s\n",
       opt_encoder, opt_content, r.frames->len, r.frames_out, r.keys,
       r.bytes * 8.0 / opt_duration / 1000);
+  /* A recording whose output could not be matched to its input would
+   * calibrate a model on frames that look dropped. */
+  if (ret == 0 && (r.unmatched > 0 || r.frames_out == 0)) {
+    g_printerr ("encrec: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+        " output frames matched no input frame's time: not a usable "
+        "recording\n", r.unmatched, r.unmatched + r.frames_out);
+    ret = 1;
+  }
   if (opt_output)
     fclose (r.out);
   gst_object_unref (r.src);

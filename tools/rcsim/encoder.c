@@ -12,8 +12,7 @@
  * may carry into later frames; libvpx caps its buffer level at its maximum
  * (urcpsender: 300 ms, 9 frames at 30 fps). */
 #define MAX_CREDIT_BUDGETS 9.0
-/* Delay line for target changes (frames). */
-#define MAX_DELAY 16
+#define MAX_DELAY SIM_ENCODER_MAX_DELAY
 
 struct _SimEncoder
 {
@@ -67,7 +66,9 @@ sim_encoder_free (SimEncoder * e)
 gdouble
 sim_encoder_rate (SimEncoder * e)
 {
-  return e->rate;
+  const SimEncoderModel *m = e->cfg.model;
+
+  return m ? MIN (e->rate, m->ceiling_bpp * e->pixels * e->cfg.fps) : e->rate;
 }
 
 /* The model rcsim started with: RFC 8867 sec. 4's ~100 ms to follow a new

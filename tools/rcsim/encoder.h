@@ -50,6 +50,18 @@ const SimEncoderModel *sim_encoder_models (guint * n);
 const SimEncoderModel *sim_encoder_model_lookup (const gchar * encoder,
     const gchar * content);
 
+/* encoder=synthetic's defaults (docs/scenarios.md). RFC 8867 sec. 4: a
+ * live encoder needs about 100 ms to follow a new target. Key frames 3x a
+ * frame's budget, on the low side of "several times larger": a real-time
+ * CBR encoder's rate control limits intra frames. Size spread 0.115, the
+ * sigma of a uniform +-20 %. */
+#define SIM_SYNTHETIC_LAG (100 * GST_MSECOND)
+#define SIM_SYNTHETIC_KEY_INTERVAL (10 * GST_SECOND)
+#define SIM_SYNTHETIC_KEY_FACTOR 3.0
+#define SIM_SYNTHETIC_FRAME_NOISE 0.115
+/* The longest delay a calibrated model may have, frames. */
+#define SIM_ENCODER_MAX_DELAY 16
+
 /* A source as a scenario describes it. */
 typedef struct
 {
@@ -73,7 +85,8 @@ void sim_encoder_free (SimEncoder * e);
  * *key tells a key frame. */
 guint sim_encoder_frame (SimEncoder * e, GstClockTime t, gdouble target_bps,
     gboolean force_key, gboolean * key);
-/* The rate the encoder aims at now, bit/s. */
+/* The rate the encoder aims at now, bit/s (a calibrated model's within its
+ * content's ceiling). */
 gdouble sim_encoder_rate (SimEncoder * e);
 
 G_END_DECLS

@@ -54,6 +54,10 @@ set_param (SimEncoderModel * m, const gchar * name, const gchar * text)
     return FALSE;
 #define DBL(f) if (g_str_equal (name, #f)) { m->f = v; return TRUE; }
 #define INT(f) if (g_str_equal (name, #f)) { m->f = (guint) v; return TRUE; }
+  /* a delay longer than the model's delay line would be cut silently */
+  if ((g_str_equal (name, "delay") || g_str_equal (name, "delay_down")) &&
+      (v < 0 || v > SIM_ENCODER_MAX_DELAY))
+    return FALSE;
   INT (key_interval) DBL (key_factor) INT (delay) INT (delay_down)
       DBL (gain_up)
       DBL (gain_down) DBL (sigma) DBL (payback) DBL (drop) DBL (floor_bpp)
@@ -102,11 +106,10 @@ main (int argc, char **argv)
   cfg.fps = fps ? g_ascii_strtod (fps, NULL) : 30;
   synthetic = g_str_equal (opt_encoder, "synthetic");
   if (synthetic) {
-    /* The scenario defaults (docs/scenarios.md). */
-    cfg.key_interval = 10 * GST_SECOND;
-    cfg.key_factor = 3.0;
-    cfg.frame_noise = 0.115;
-    cfg.lag = 100 * GST_MSECOND;
+    cfg.key_interval = SIM_SYNTHETIC_KEY_INTERVAL;
+    cfg.key_factor = SIM_SYNTHETIC_KEY_FACTOR;
+    cfg.frame_noise = SIM_SYNTHETIC_FRAME_NOISE;
+    cfg.lag = SIM_SYNTHETIC_LAG;
   } else {
     const SimEncoderModel *m = sim_encoder_model_lookup (opt_encoder,
         content);

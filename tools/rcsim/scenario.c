@@ -20,17 +20,6 @@
 #define DEFAULT_CONTENT "scroll"
 #define DEFAULT_WIDTH 640
 #define DEFAULT_HEIGHT 480
-/* encoder=synthetic, rcsim's first model. RFC 8867 sec. 4: a live encoder
- * needs about 100 ms to follow a new target. */
-#define DEFAULT_ENCODER_LAG (100 * GST_MSECOND)
-/* Periodic key frames (the issue: "a key frame every N s, several times
- * larger"). 3x a frame's budget is on the low side of "several": a
- * real-time CBR encoder's rate control limits intra frames. */
-#define DEFAULT_KEY_INTERVAL (10 * GST_SECOND)
-#define DEFAULT_KEY_FACTOR 3.0
-/* Frame-to-frame size variation around the encoder's rate (sigma of a
- * mean-1 lognormal factor): 0.115, the spread of a uniform +-20 %. */
-#define DEFAULT_FRAME_NOISE 0.115
 /* RTP payload per packet (the issue's ~1200 bytes; a common WebRTC choice
  * that leaves room for SRTP and TURN overhead in a 1500-byte MTU). */
 #define DEFAULT_MTU_PAYLOAD 1200
@@ -331,14 +320,17 @@ parse_source (GKeyFile * kf, const gchar * g, SimFlowConfig * f,
   gchar *res = g_key_file_get_string (kf, g, "resolution", NULL);
   gboolean ok = TRUE;
   gdouble v = 0;
+  gint end = 0;
   const gchar **k;
 
   memset (e, 0, sizeof (*e));
+  if (res)
+    g_strstrip (res);
   e->fps = f->fps;
   e->width = DEFAULT_WIDTH;
   e->height = DEFAULT_HEIGHT;
-  if (res && (sscanf (res, "%ux%u", &e->width, &e->height) != 2 ||
-          e->width < 16 || e->height < 16 || e->width > 7680 ||
+  if (res && (sscanf (res, "%ux%u%n", &e->width, &e->height, &end) != 2 ||
+          res[end] != '\0' || e->width < 16 || e->height < 16 || e->width > 7680 ||
           e->height > 4320)) {
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s] resolution: WIDTHxHEIGHT, 16x16..7680x4320", g);
@@ -350,14 +342,14 @@ parse_source (GKeyFile * kf, const gchar * g, SimFlowConfig * f,
       ok = FALSE;
     }
     ok = ok && get_nonneg (kf, g, "key-interval",
-        (gdouble) DEFAULT_KEY_INTERVAL / GST_SECOND, &v, error);
+        (gdouble) SIM_SYNTHETIC_KEY_INTERVAL / GST_SECOND, &v, error);
     e->key_interval = secs (v);
-    ok = ok && get_nonneg (kf, g, "key-factor", DEFAULT_KEY_FACTOR,
+    ok = ok && get_nonneg (kf, g, "key-factor", SIM_SYNTHETIC_KEY_FACTOR,
         &e->key_factor, error);
-    ok = ok && get_nonneg (kf, g, "frame-noise", DEFAULT_FRAME_NOISE,
+    ok = ok && get_nonneg (kf, g, "frame-noise", SIM_SYNTHETIC_FRAME_NOISE,
         &e->frame_noise, error);
     ok = ok && get_nonneg (kf, g, "encoder-lag-ms",
-        (gdouble) DEFAULT_ENCODER_LAG / GST_MSECOND, &v, error);
+        (gdouble) SIM_SYNTHETIC_LAG / GST_MSECOND, &v, error);
     e->lag = ms (v);
   } else {
     const gchar *name = enc ? g_strstrip (enc) : DEFAULT_ENCODER;
