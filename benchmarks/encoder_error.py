@@ -87,8 +87,9 @@ def error(real, sim):
     """The parts and the total, comparing two frame lists."""
     rr, rs = bin_rates(real), bin_rates(sim)
     n = min(len(rr), len(rs))
-    mean = sum(rr[:n]) / n if n else 1.0
-    rate = sum(abs(a - b) for a, b in zip(rr[:n], rs[:n])) / n / mean if n else 1.0
+    mean = sum(rr[:n]) / n if n else 0.0
+    # relative to the recording's mean rate (a silent recording: absolute, in Mbit/s)
+    rate = sum(abs(a - b) for a, b in zip(rr[:n], rs[:n])) / n / (mean or 1e6) if n else 1.0
     sr = sorted(f.bytes for f in real if f.bytes)
     ss = sorted(f.bytes for f in sim if f.bytes)
     if sr and ss:
@@ -96,7 +97,7 @@ def error(real, sim):
             / len(QUANTILES)
     else:
         sizes = 1.0
-    drops = abs(sum(f.bytes == 0 for f in real) / len(real) -
+    drops = abs(sum(f.bytes == 0 for f in real) / max(len(real), 1) -
                 sum(f.bytes == 0 for f in sim) / max(len(sim), 1))
     return {"rate": rate, "sizes": sizes, "drops": drops,
             "total": rate + 0.5 * sizes + drops}

@@ -80,8 +80,8 @@ def initial(recs):
         "key_factor": keys[len(keys) // 2] if keys else 3.0,
         # the encoder's own key-frame distance (not searched)
         "key_interval": sorted(gaps)[len(gaps) // 2] if gaps else 128,
-        "floor_bpp": sizes[max(len(sizes) // 100, 0)] * 8 / px,
-        "ceiling_bpp": max(rates) / fps / px * 1.1,
+        "floor_bpp": sizes[len(sizes) // 100] * 8 / px if sizes else 0.01,
+        "ceiling_bpp": max(rates) / fps / px * 1.1 if rates else 1.0,
     }
 
 
@@ -132,7 +132,8 @@ def write_table(rows):
               '    if (g_str_equal (models[i].encoder, encoder) &&',
               '        g_str_equal (models[i].content, content))',
               '      return &models[i];', '  return NULL;', '}', '']
-    open(OUT, "w").write("\n".join(lines))
+    with open(OUT, "w") as f:
+        f.write("\n".join(lines))
 
 
 def main():
@@ -148,7 +149,10 @@ def main():
     if args.fit:
         FIT = args.fit.split(",")
     pairs = model.pairs(REC)
-    fitted = json.load(open(FITTED)) if os.path.exists(FITTED) else {}
+    fitted = {}
+    if os.path.exists(FITTED):
+        with open(FITTED) as f:
+            fitted = json.load(f)
     for enc, content in pairs:
         if args.only and args.only != f"{enc}-{content}":
             continue

@@ -45,7 +45,8 @@ def replays():
     d = os.path.join(DATA, "targets")
     for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
         if f.endswith(".txt"):
-            text = open(os.path.join(d, f)).read().strip()
+            with open(os.path.join(d, f)) as fh:
+                text = fh.read().strip()
             last = float(text.split(",")[-1].split(":")[0])
             yield "replay-" + f[:-4], (text, None, int(last) + 1)
 

@@ -5,8 +5,8 @@ Reads a scenario file (the keys of docs/scenarios.md) and runs it between
 three network namespaces joined by veth pairs, sender -- router --
 receiver, with a `tbf` queue on the router's egress towards the receiver at
 the scenario's capacity and queue limit (following its `schedule` with `tc
-qdisc change`). Media flows are real pipelines (videotestsrc ! vp8enc !
-rtpvp8pay ! CONTROLLER ! rtpbin ! udpsink, a stock rtpbin receiver sending
+qdisc change`). Media flows are real pipelines (videotestsrc ! ENCODER !
+PAYLOADER ! CONTROLLER ! rtpbin ! udpsink, a stock rtpbin receiver sending
 TWCC feedback back), CBR flows RTP/UDP at their rate, long TCP flows iperf3
 and short ones kernel TCP transfers of their sizes. This kernel has no
 netem: a `linksim` on the receiver's side adds each flow's propagation
@@ -62,6 +62,7 @@ die = rp.die
 BURST = 3000
 NO_LIMIT = 1 << 30          # queue-limit-ms=0: no tail drop (1 GiB of queue)
 FAST_LINK = 1000000000      # linksim after the queue: no second bottleneck
+OUTAGE_BPS = 8              # tbf's rate during a 0 bit/s schedule step
 IPV4_UDP = 28               # the IPv4 + UDP bytes the kernel path really adds
 ETH = 14                    # what tbf counts on top of the IP packet on veth
 CLONE_NEWNET = 0x40000000
@@ -587,17 +588,34 @@ class Runner(rp.Timeline):
         return max(int(rate_bps / 8 * ms / 1000), 1600)
 
     def capacity_steps(self):
+        """[(t_s, rate_bps, limit_rate_bps)]: the link's capacity, then its
+        schedule's steps; limit_rate is the rate the queue limit follows,
+        in an outage (0 bit/s) the last rate above 0 before it, else the
+        first after it (rc-link.c, limit_rate())."""
         link = self.scen.link
         steps = [(0.0, float(link.get("capacity", 1000000)))]
         for item in (link.get("schedule") or "").split(","):
             if item.strip():
                 t, r = item.split(":")
+                if float(t) == 0:
+                    steps = steps[1:]     # the schedule's own start
                 steps.append((float(t), float(r)))
-        return steps
+        out = []
+        for k, (t, r) in enumerate(steps):
+            lr = r
+            if r <= 0:
+                before = [x for _, x in steps[:k] if x > 0]
+                after = [x for _, x in steps[k + 1:] if x > 0]
+                lr = before[-1] if before else after[0] if after else OUTAGE_BPS
+            out.append((t, r, lr))
+        return out
 
-    def set_capacity(self, rate_bps, verb="change"):
-        limit = self.limit_bytes(rate_bps)
-        self.net.tbf(verb, rate_bps, limit)
+    def set_capacity(self, rate_bps, limit_rate_bps, verb="change"):
+        # An outage (0 bit/s): tbf needs a rate above 0, and 8 bit/s passes
+        # nothing in a run (one 1500-byte packet in 25 min) beyond what its
+        # bucket holds (BURST).
+        limit = self.limit_bytes(limit_rate_bps)
+        self.net.tbf(verb, max(rate_bps, OUTAGE_BPS), limit)
         self.tbf_changes.append({"t_s": round(self.now() / Gst.SECOND, 3),
                                  "rate_bps": int(rate_bps), "limit_bytes": limit})
 
@@ -681,17 +699,16 @@ class Runner(rp.Timeline):
             e.sync_state_with_parent()
 
     def stop_flow(self, flow):
-        if flow.sender is not None:
-            flow.sender.send_event(Gst.Event.new_eos())
+        rp.stop_flow(flow)
 
     # -- the run -------------------------------------------------------------
 
     def run_scenario(self, duration_s, capture):
         steps = self.capacity_steps()
-        self.set_capacity(steps[0][1], "add")
-        for t, r in steps[1:]:
+        self.set_capacity(steps[0][1], steps[0][2], "add")
+        for t, r, lr in steps[1:]:
             if t < duration_s:
-                self.at(t, lambda r=r: self.set_capacity(r))
+                self.at(t, lambda r=r, lr=lr: self.set_capacity(r, lr))
         for t in self.tcp:
             t.prepare()
         if capture:
@@ -934,6 +951,7 @@ def main():
     rcsim = rp.require_rcsim(args.rcsim)
     rp.check_scenario(rcsim, args.scenario)
     scen = rp.Scenario(args.scenario)
+    rp.check_media(scen, args.content)
     flows = [f for f in scen.flows if f.direction != "reverse"]
     media = [f for f in flows if f.kind in ("media", "cbr")]
     tcp = [f for f in flows if f.kind == "tcp"]

@@ -5,13 +5,15 @@ pipelines with the same controllers, and hand their packet logs to the same
 `rcsim --from-log`. Only where the packets go and where they are timed
 differs, and that stays in each runner.
 
-    media sender:  videotestsrc ! capsfilter ! valve ! vp8enc ! rtpvp8pay
+    media sender:  videotestsrc ! capsfilter ! valve ! ENCODER ! PAYLOADER
                    ! capsfilter (TWCC extmap) ! CONTROLLER ! rtpbin.send_rtp_sink_0
     receiver:      rtpbin (stock: sends TWCC feedback) ! fakesink
     CBR source:    audiotestsrc (silence, L16) ! capsfilter ! rtpL16pay
 
 CONTROLLER is urcpsender (any controller of its registry), rtpgccbwe from
-gst-plugins-rs (`gcc`), or nothing (`none`: vp8enc at its default bitrate).
+gst-plugins-rs (`gcc`), or nothing (`none`: the encoder as it comes, at its
+default bitrate; vp8enc's default is VBR). ENCODER is the flow's `encoder`
+(vp8enc by default), on its `content` at its `resolution`.
 """
 
 import argparse
@@ -142,16 +144,16 @@ class Scenario:
         delay_ms = key(kf, g, "delay-ms", link_delay_ms, float)
         f.delay_ns = int(round(delay_ms * Gst.MSECOND))
         f.return_delay_ns = int(round(key(kf, g, "return-delay-ms", delay_ms, float) * Gst.MSECOND))
-        f.rate_bps = key(kf, g, "rate", 0, int)
-        f.packet_size = key(kf, g, "packet-size", 1200, int)
+        f.rate_bps = int(key(kf, g, "rate", 0.0, float))
+        f.packet_size = int(key(kf, g, "packet-size", 1200.0, float))
         f.direction = key(kf, g, "direction", "forward").lower()
         for p in (key(kf, g, "pause", "") or "").split(","):
             if p:
                 a, b = p.split(":")
                 f.pauses.append((float(a), float(b)))
         f.cc = key(kf, g, "cc", "cubic").strip().lower()
-        f.size_min = key(kf, g, "size-min", 0, int)
-        f.size_max = key(kf, g, "size-max", f.size_min, int)
+        f.size_min = int(key(kf, g, "size-min", 0.0, float))
+        f.size_max = int(key(kf, g, "size-max", float(f.size_min), float))
         f.think_mean_s = key(kf, g, "think-mean", 10.0, float)
         f.keys = {k: kf.get_string(g, k).strip() for k in kf.get_keys(g)[0]}
         return f
@@ -209,6 +211,25 @@ def check_controllers(scen, controller, urcp_names, flows):
     if "gcc" in used and Gst.ElementFactory.find("rtpgccbwe") is None:
         die("rtpgccbwe (gst-plugins-rs) is not on GST_PLUGIN_PATH: skipped "
             "(scripts/build_gcc.sh builds it and prints the directory to add)", 77)
+
+
+def check_media(scen, content):
+    """Before the run: every media flow's source can be built (its encoder
+    and payloader installed, its keys understood). Inside the run a failure
+    would come from a timer callback, after the runner set things up."""
+    for f in scen.flows:
+        if f.kind != "media":
+            continue
+        enc = media_source(f, content)[0]
+        for factory in (enc, ENCODERS[enc][0]):
+            if Gst.ElementFactory.find(factory) is None:
+                die(f"[{f.group}] element '{factory}' is not installed")
+
+
+def stop_flow(flow):
+    """A flow's end: EOS from its source (media, CBR)."""
+    if flow.sender is not None:
+        flow.sender.send_event(Gst.Event.new_eos())
 
 
 def find_rcsim(path):
@@ -278,11 +299,12 @@ DEFAULT_ENCODER, DEFAULT_CONTENT, DEFAULT_RESOLUTION = "vp8enc", "scroll", "640x
 CONTENTS = ("scroll", "snow", "ball", "scenes")
 SCENES = ("snow", "scroll", "ball")
 SCENE_S = 4
-# encoder -> (payloader, encoding-name, the bitrate property's unit in bit/s)
+# encoder -> (payloader, encoding-name, bitrate property, its unit in bit/s);
+# the property and unit as in gst/gstrcencoder.c's table (keep in step).
 ENCODERS = {
-    "vp8enc": ("rtpvp8pay", "VP8", 1),
-    "vp9enc": ("rtpvp9pay", "VP9", 1),
-    "x264enc": ("rtph264pay", "H264", 1000),
+    "vp8enc": ("rtpvp8pay", "VP8", "target-bitrate", 1),
+    "vp9enc": ("rtpvp9pay", "VP9", "target-bitrate", 1),
+    "x264enc": ("rtph264pay", "H264", "bitrate", 1000),
 }
 
 
@@ -339,7 +361,8 @@ class MediaSender:
         fps = int(float(flow.keys.get("fps", 30)))
         mtu = int(float(flow.keys.get("mtu", 1200)))
         self.enc_name, self.content, width, height = media_source(flow, content)
-        pay, self.encoding, self.unit = ENCODERS[self.enc_name]
+        self.synthetic = flow.keys.get("encoder", "").strip() == "synthetic"
+        pay, self.encoding, self.rate_prop, self.unit = ENCODERS[self.enc_name]
         self.flow, self.ctrl = flow, ctrl
         self.src = make("videotestsrc", is_live=True)
         set_content(self.src, SCENES[0] if self.content == "scenes" else self.content)
@@ -350,10 +373,11 @@ class MediaSender:
         if self.enc_name in ("vp8enc", "vp9enc"):
             self.enc.set_property("deadline", 1)
         elif self.enc_name == "x264enc":
-            # The payloader needs stream-format=byte-stream and SPS/PPS in band.
+            # no look-ahead or B-frames, as in the recordings (tools/encrec)
             Gst.util_set_object_arg(self.enc, "tune", "zerolatency")
-        if "key-interval" in flow.keys:
-            key_s = float(flow.keys["key-interval"])
+        if self.synthetic:
+            # rcsim's synthetic model: a key frame every `key-interval` s (10)
+            key_s = float(flow.keys.get("key-interval", 10))
             prop = "keyframe-max-dist" if self.enc_name != "x264enc" else "key-int-max"
             self.enc.set_property(prop, int(key_s * fps) if key_s > 0 else 2147483647)
         self.pay = make(pay, pt=96, ssrc=ssrc, mtu=mtu + RTP_HEADER_BYTES)
@@ -394,11 +418,11 @@ class MediaSender:
         gcc.set_property("max-bitrate", bitrate(self.flow, "max-bitrate"))
         gcc.set_property("estimated-bitrate", start)
         configure_encoder(self.enc, self.enc_name)
-        enc, prop, unit = self.enc, ("bitrate" if self.unit != 1 else "target-bitrate"), self.unit
-        enc.set_property(prop, start // unit)
+        enc, prop, unit = self.enc, self.rate_prop, self.unit
+        enc.set_property(prop, max(start // unit, 1))
 
         def on_rate(g, _p):
-            enc.set_property(prop, g.get_property("estimated-bitrate") // unit)
+            enc.set_property(prop, max(g.get_property("estimated-bitrate") // unit, 1))
         gcc.connect("notify::estimated-bitrate", on_rate)
         return gcc
 
@@ -589,7 +613,7 @@ def argument_parser(doc, seed_help):
                     help="keep the packet log here (default: a temporary file)")
     ap.add_argument("--content", choices=CONTENTS, default=None,
                     help="every media flow's content, instead of its scenario's `content` "
-                         "(default scroll; docs/encoders.md)")
+                         "(docs/encoders.md)")
     return ap
 
 

@@ -252,8 +252,7 @@ class Runner(rp.Timeline):
             e.sync_state_with_parent()
 
     def stop_flow(self, flow):
-        if flow.sender is not None:
-            flow.sender.send_event(Gst.Event.new_eos())
+        rp.stop_flow(flow)
 
     def run_scenario(self, duration_s):
         for f in self.scen.run:
@@ -321,6 +320,7 @@ def main():
     rcsim = rp.require_rcsim(args.rcsim)
     rp.check_scenario(rcsim, args.scenario)
     scen = rp.Scenario(args.scenario)
+    rp.check_media(scen, args.content)
     urcp_names = rp.urcp_controllers()
     rp.check_controllers(scen, args.controller, urcp_names, scen.run)
     duration = args.duration or scen.duration_s
