@@ -91,7 +91,7 @@ def main():
 
         ax_rate.plot(t, [v / 1000 for v in only_active(column(rows, "goodput_kbps"))],
                      color=c, linewidth=1, label=label)
-        if fl["kind"] == "media" and rows and "target_kbps" in rows[0]:  # not from a log
+        if fl["kind"] == "media" and rows and "target_kbps" in rows[0]:  # a log may lack it
             ax_rate.plot(t, [v / 1000 for v in only_active(column(rows, "target_kbps"))],
                          color=c, linewidth=0.8, linestyle="--", alpha=0.8)
         share = [v / 1000 if a > 0 else float("nan")

@@ -685,6 +685,7 @@ class Runner(rp.Timeline):
                              snd.rtpbin.request_pad_simple("recv_rtcp_sink_0"))
         for e in elems:
             e.sync_state_with_parent()
+        self.log_target(flow)
 
     def start_cbr(self, flow):
         cbr = rp.CbrSource(flow, 0x7000 + flow.index)
@@ -888,7 +889,7 @@ class Runner(rp.Timeline):
                   "one during the run: TCP times are off by up to that", file=sys.stderr)
         realtime["clock_drift_ms"] = round(drift / 1e6, 3)
         rp.write_packet_log(path, f"kbench {self.scen.path}, seed {self.seed}",
-                            self.skipped, lines)
+                            self.skipped, lines + self.target_lines)
         return realtime
 
 
@@ -945,13 +946,7 @@ def main():
     for tool in ("ip", "tc", "ss"):
         if shutil.which(tool) is None:
             skip(f"'{tool}' (iproute2) is not installed")
-    Gst.init(None)
-    if Gst.ElementFactory.find("linksim") is None:
-        die("linksim not found: set GST_PLUGIN_PATH to the build's gst/ directory")
-    rcsim = rp.require_rcsim(args.rcsim)
-    rp.check_scenario(rcsim, args.scenario)
-    scen = rp.Scenario(args.scenario)
-    rp.check_media(scen, args.content)
+    rcsim, scen = rp.load(args)
     flows = [f for f in scen.flows if f.direction != "reverse"]
     media = [f for f in flows if f.kind in ("media", "cbr")]
     tcp = [f for f in flows if f.kind == "tcp"]

@@ -50,7 +50,14 @@ typedef struct
   GArray *qdelay_ms;            /* gfloat, one per delivered data packet */
   Bin *bins;
   GPtrArray *stat_names;        /* media: stats fields, first sample */
+  GArray *targets;              /* logged media: LoggedTarget, as read */
 } Flow;
+
+typedef struct
+{
+  GstClockTime t;
+  gdouble bps;
+} LoggedTarget;
 
 typedef struct
 {
@@ -155,6 +162,7 @@ sim_metrics_new (const SimScenario * scen, guint32 seed,
     f->qdelay_ms = g_array_new (FALSE, FALSE, sizeof (gfloat));
     f->bins = g_new0 (Bin, m->n_bins + 1);
     f->stat_names = g_ptr_array_new_with_free_func (g_free);
+    f->targets = g_array_new (FALSE, FALSE, sizeof (LoggedTarget));
   }
   update_window (m);
   return m;
@@ -185,6 +193,7 @@ sim_metrics_free (SimMetrics * m)
     g_free (f->bins);
     g_array_unref (f->qdelay_ms);
     g_ptr_array_unref (f->stat_names);
+    g_array_unref (f->targets);
   }
   g_free (m->flows);
   g_free (m->controller);
@@ -418,8 +427,43 @@ sim_metrics_sample_queue (SimMetrics * m, SimLinkId link, guint bin,
   m->acc[link].queue_ms[bin] = (gdouble) queue_delay / GST_MSECOND;
 }
 
+void
+sim_metrics_log_target (SimMetrics * m, guint flow, GstClockTime t,
+    gdouble bps)
+{
+  LoggedTarget v = { t, bps };
+
+  g_return_if_fail (m->source == SIM_METRICS_LOGGED && flow < m->n_flows);
+  g_array_append_val (m->flows[flow].targets, v);
+}
+
+static gint
+cmp_target (gconstpointer a, gconstpointer b)
+{
+  const LoggedTarget *x = a, *y = b;
+
+  return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* Logged: each bin's target is the last one logged at or before its
+ * start, as a simulation samples it (0 before the first). */
+static void
+derive_targets (Flow * f, guint n_bins)
+{
+  guint b, k = 0;
+  gdouble v = 0;
+
+  g_array_sort (f->targets, cmp_target);
+  for (b = 0; b < n_bins; b++) {
+    for (; k < f->targets->len &&
+        g_array_index (f->targets, LoggedTarget, k).t <= b * SIM_BIN; k++)
+      v = g_array_index (f->targets, LoggedTarget, k).bps;
+    f->bins[b].target_bps = v;
+  }
+}
+
 /* Logged: what the simulation would have sampled, from the scenario and
- * the packets. */
+ * the packets (and the targets, where the log has them). */
 static void
 derive_samples (SimMetrics * m)
 {
@@ -439,6 +483,8 @@ derive_samples (SimMetrics * m)
         on = on && f->bins[b].sent_pkts > 0;
       f->bins[b].active = on;
     }
+    if (f->targets->len)
+      derive_targets (f, m->n_bins);
   }
   for (l = 0; l < 2; l++) {
     LinkAcc *acc = &m->acc[l];
@@ -1103,8 +1149,8 @@ csv_num (GString * s, gdouble v)
 static gboolean
 has_media_columns (SimMetrics * m, Flow * f)
 {
-  return m->source == SIM_METRICS_SIMULATED &&
-      f->cfg->kind == SIM_FLOW_MEDIA;
+  return f->cfg->kind == SIM_FLOW_MEDIA &&
+      (m->source == SIM_METRICS_SIMULATED || f->targets->len > 0);
 }
 
 static gboolean
@@ -1122,7 +1168,9 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
   g_string_append (s, "t_s,active,send_kbps,goodput_kbps,fec_kbps,"
       "fair_share_kbps,qdelay_ms,qdelay_max_ms,loss,delivered_pkts,"
       "dropped_pkts,lost_pkts");
-  if (has_media_columns (m, f)) {
+  if (has_media_columns (m, f) && m->source == SIM_METRICS_LOGGED) {
+    g_string_append (s, ",target_kbps");        /* all a log has */
+  } else if (has_media_columns (m, f)) {
     g_string_append (s, ",target_kbps,encoder_kbps,pacing_kbps");
     for (k = 0; k < f->stat_names->len; k++)
       g_string_append_printf (s, ",%s",
@@ -1147,7 +1195,9 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
     csv_fmt (s, "%.4f", known ? (gdouble) lost / known : 0.0, TRUE);
     g_string_append_printf (s, ",%u,%u,%u", bn->delivered_pkts,
         bn->dropped_pkts, bn->link_lost_pkts);
-    if (has_media_columns (m, f)) {
+    if (has_media_columns (m, f) && m->source == SIM_METRICS_LOGGED) {
+      csv_num (s, bn->target_bps / 1000);
+    } else if (has_media_columns (m, f)) {
       csv_num (s, bn->target_bps / 1000);
       csv_num (s, bn->encoder_bps / 1000);
       csv_num (s, bn->pacing_bps / 1000);

@@ -83,7 +83,8 @@ typedef enum
   /* A packet log: a flow is demanding from its start to its stop outside
    * its pauses (short TCP: in the bins in which it sends data), a link's
    * queue delay at t is how long after t the last packet queued before t
-   * left, and the CSV has no state columns. */
+   * left, and the CSV has no state columns but a media flow's target where
+   * the log has it. */
   SIM_METRICS_LOGGED,
 } SimMetricsSource;
 
@@ -106,6 +107,11 @@ void sim_metrics_enter (SimMetrics * m, const SimMetricsPacket * p);
 /* What became of an entered packet (p->fate). Once per packet; a packet
  * still in the link at the end never leaves. */
 void sim_metrics_leave (SimMetrics * m, const SimMetricsPacket * p);
+/* Logged only: media flow `flow`'s controller target was `bps` from `t`
+ * on (a runner's sample of its element); any order. Its CSV then has a
+ * target_kbps column, each bin's the last logged at its start. */
+void sim_metrics_log_target (SimMetrics * m, guint flow, GstClockTime t,
+    gdouble bps);
 /* Simulated only: bin `bin`'s start. */
 void sim_metrics_sample (SimMetrics * m, guint flow, guint bin,
     const SimMetricsSample * s);

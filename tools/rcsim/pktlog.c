@@ -122,6 +122,34 @@ read_skip (Reader * r, gchar ** tok, guint n, GError ** error)
   return TRUE;
 }
 
+/* target FLOW TIME BPS: a media flow's controller target from TIME on. */
+static gboolean
+read_target (Reader * r, gchar ** tok, guint n, GError ** error)
+{
+  const SimFlowConfig *c;
+  guint flow;
+  GstClockTime t = 0;
+  guint64 bps;
+
+  if (n != 4)
+    return bad (r, error, "%u fields; a target line is target FLOW TIME "
+        "BPS", n);
+  if (!parse_flow (r, tok[1], &flow, error))
+    return FALSE;
+  c = g_ptr_array_index (r->scen->flows, flow);
+  if (c->kind != SIM_FLOW_MEDIA)
+    return bad (r, error, "flow %u (%s) is a %s flow: only media flows "
+        "have a target", flow, c->name, sim_flow_kind_to_string (c->kind));
+  if (r->skipped[flow])
+    return bad (r, error, "flow %u is skipped above but has a target", flow);
+  if (!parse_time (r, "time", tok[2], &t, error))
+    return FALSE;
+  if (!parse_uint (tok[3], G_MAXUINT32, &bps))
+    return bad (r, error, "target '%s': bit/s, 0..%u", tok[3], G_MAXUINT32);
+  sim_metrics_log_target (r->m, flow, t, (gdouble) bps);
+  return TRUE;
+}
+
 static gboolean
 read_packet (Reader * r, gchar ** tok, guint n, GError ** error)
 {
@@ -245,6 +273,8 @@ read_line (Reader * r, gchar * line, GError ** error)
   }
   if (!strcmp (tok[0], "skip"))
     return read_skip (r, tok, n, error);
+  if (!strcmp (tok[0], "target"))
+    return read_target (r, tok, n, error);
   return read_packet (r, tok, n, error);
 }
 

@@ -213,6 +213,19 @@ def check_controllers(scen, controller, urcp_names, flows):
             "(scripts/build_gcc.sh builds it and prints the directory to add)", 77)
 
 
+def load(args):
+    """GStreamer, linksim, rcsim and the scenario, each checked before a
+    runner spends real time on it: (rcsim's path, the Scenario)."""
+    Gst.init(None)
+    if Gst.ElementFactory.find("linksim") is None:
+        die("linksim not found: set GST_PLUGIN_PATH to the build's gst/ directory")
+    rcsim = require_rcsim(args.rcsim)
+    check_scenario(rcsim, args.scenario)
+    scen = Scenario(args.scenario)
+    check_media(scen, args.content)
+    return rcsim, scen
+
+
 def check_media(scen, content):
     """Before the run: every media flow's source can be built (its encoder
     and payloader installed, its keys understood). Inside the run a failure
@@ -476,6 +489,11 @@ class CbrSource:
         Gst.Element.link_many(*self.elems)
 
 
+# How often a real run samples a media flow's controller target (rcsim's
+# bins are 200 ms; each takes the last sample at its start).
+TARGET_SAMPLE_MS = 100
+
+
 class Timeline:
     """One pipeline on the system clock and a main loop that runs actions at
     set times of the run (seconds of running time, the timebase of every
@@ -489,6 +507,24 @@ class Timeline:
         self.events = []
         self.loop = None
         self.signal = None
+        self.target_lines = []      # (t ns, "target FLOW T BPS") for the log
+
+    def log_target(self, flow):
+        """From now to the end, the media flow's controller target every
+        TARGET_SAMPLE_MS as `target` lines of the packet log, so that a real
+        run's CSV has target_kbps like rcsim's: urcpsender's target-bitrate,
+        rtpgccbwe's estimated-bitrate; nothing without a controller."""
+        rc = flow.rc
+        if rc is None:
+            return
+        prop = "target-bitrate" if rc.find_property("target-bitrate") else "estimated-bitrate"
+
+        def sample():
+            t = self.now()
+            self.target_lines.append((t, f"target {flow.index} {t} {int(rc.get_property(prop))}"))
+            return True
+        sample()
+        GLib.timeout_add(TARGET_SAMPLE_MS, sample)
 
     # Running time on the pipeline clock: what linksim, udpsrc and rtpbin
     # stamp buffers with.

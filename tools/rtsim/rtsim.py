@@ -235,6 +235,7 @@ class Runner(rp.Timeline):
 
         for e in elems:
             e.sync_state_with_parent()
+        self.log_target(flow)
 
     def start_cbr(self, flow, idx):
         cbr = rp.CbrSource(flow, 0x7000 + idx)
@@ -307,20 +308,15 @@ class Runner(rp.Timeline):
     def write_log(self, path):
         """The packet log (docs/metrics.md, "Packet log")."""
         rp.write_packet_log(path, f"rtsim {self.scen.path}, seed {self.seed}", self.scen.skipped,
-                            [line for tap in self.taps for line in tap.lines()])
+                            [line for tap in self.taps for line in tap.lines()] +
+                            self.target_lines)
 
 
 def main():
     ap = rp.argument_parser(__doc__, "linksim's seed (its noise and loss)")
     args = ap.parse_args()
 
-    Gst.init(None)
-    if Gst.ElementFactory.find("linksim") is None:
-        die("linksim not found: set GST_PLUGIN_PATH to the build's gst/ directory")
-    rcsim = rp.require_rcsim(args.rcsim)
-    rp.check_scenario(rcsim, args.scenario)
-    scen = rp.Scenario(args.scenario)
-    rp.check_media(scen, args.content)
+    rcsim, scen = rp.load(args)
     urcp_names = rp.urcp_controllers()
     rp.check_controllers(scen, args.controller, urcp_names, scen.run)
     duration = args.duration or scen.duration_s

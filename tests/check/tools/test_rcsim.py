@@ -604,6 +604,10 @@ def test_from_log(c):
         # Feedback on the return link: not data, not on the forward link;
         # departure unknown (arrival - return delay stands in).
         lines.append(f"rev 0 ctrl 80 {30 * ms} recv - {60 * ms}")
+        # The controller's target as a real runner samples it, in any order:
+        # 300 kbit/s from 0, 500 from 250 ms, 800 from 1 s.
+        lines += [f"target 0 {1000 * ms} 800000", "target 0 0 300000",
+                  f"target 0 {250 * ms} 500000"]
         log = os.path.join(tmp, "run.log")
         open(log, "w").write("\n".join(lines) + "\n")
         j, _ = c.json(scen, "--from-log", log, "--controller", "gcc")
@@ -641,6 +645,12 @@ def test_from_log(c):
         check(sorted(os.listdir(d)) == ["capacity.csv", "flow-0.csv", "flows.csv"],
               f"CSV files {sorted(os.listdir(d))}")
         check(len(open(os.path.join(d, "flow-0.csv")).readlines()) == 11, "flow-0.csv rows")
+        # Each 200 ms bin's target: the last logged at its start.
+        with open(os.path.join(d, "flow-0.csv")) as fh:
+            rows = list(csv.DictReader(fh))
+        got = [float(r["target_kbps"]) for r in rows]
+        want = [300, 300, 500, 500, 500, 800, 800, 800, 800, 800]
+        check(got == want, f"target_kbps per bin {got}, want {want}")
 
         # Malformed logs: exit 1, the line named.
         for text, where in [
@@ -649,6 +659,9 @@ def test_from_log(c):
             ("rcsim-log 1\nfwd 0 media 1000 9000000 recv 8000000 28000000\n", ":2:"),
             ("rcsim-log 1\nrev 0 media 1000 0 drop\n", ":2:"),
             ("fwd 0 media 1000 0 drop\n", ":1:"),
+            ("rcsim-log 1\nfwd 0 media 1000 0 drop\ntarget 1 0 100000\n", ":3:"),
+            ("rcsim-log 1\ntarget 0 0 fast\n", ":2:"),
+            ("rcsim-log 1\ntarget 0 0\n", ":2:"),
         ]:
             open(log, "w").write(text)
             p = c.run(scen, "--from-log", log, expect=1)
