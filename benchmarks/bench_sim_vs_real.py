@@ -34,6 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import bench_scenarios as bs  # noqa: E402
 import plot_rcsim  # noqa: E402
+from docsection import replace_section  # noqa: E402
 
 CASES = "kernel-1mbps,clean-1mbps,rfc8867-5.1-variable-capacity-single"
 SKIP = 77
@@ -114,19 +115,6 @@ def plot(case, ctrl, panels, out):
     fig.tight_layout()
     fig.savefig(out, dpi=90)
     plt.close(fig)
-
-
-def replace_section(path, section, title, lines):
-    begin, end = f"<!-- {section}:begin -->", f"<!-- {section}:end -->"
-    text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
-    block = "\n".join([begin, ""] + lines + [end]) + "\n"
-    if begin in text and end in text:
-        a, b = text.index(begin), text.index(end) + len(end)
-        text = text[:a] + block.rstrip("\n") + text[b:]
-    else:
-        text = text.rstrip("\n") + f"\n\n## {title}\n\n" + block
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
 
 
 def main():
@@ -218,9 +206,9 @@ def main():
             if panels:
                 png = f"{args.section}-{case}-{ctrl}.png"
                 plot(case, ctrl, panels, os.path.join(plot_dir, png))
+                lines.append(f"| | | [plot](plots/{png}) | | | | | | |")
             for _, d in panels:
                 shutil.rmtree(d, ignore_errors=True)
-                lines.append(f"| | | [plot](plots/{png}) | | | | | | |")
     if "gcc" in args.controllers.split(",") and not have_gcc:
         lines += ["", "**GCC is missing from this table:** rtpgccbwe (gst-plugins-rs) was not on "
                   "GST_PLUGIN_PATH. `scripts/build_gcc.sh` builds it and prints the directory to add."]
@@ -228,7 +216,7 @@ def main():
         lines += ["", "What the real runs could not do (runs that did not happen, scenario keys a "
                   "runner does not express):", ""] + [f"- {n}" for n in dict.fromkeys(notes)]
     lines.append("")
-    replace_section(args.output, args.section, args.title, lines)
+    replace_section(args.output, args.section, lines, args.title)
     print("\n".join(lines))
 
 

@@ -1,0 +1,17 @@
+"""Rewrites one generated section of a Markdown file (docs/results.md,
+docs/encoders.md) between its markers, `<!-- SECTION:begin -->` and
+`<!-- SECTION:end -->`, leaving the rest as it is; a file without them gets
+the section appended, under `## TITLE` when one is given."""
+
+
+def replace_section(path, section, lines, title=None):
+    begin, end = f"<!-- {section}:begin -->", f"<!-- {section}:end -->"
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    block = "\n".join([begin, ""] + lines + [end])
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + (f"## {title}\n\n" if title else "") + block + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
