@@ -3,11 +3,15 @@ docs/encoders.md) between its markers, `<!-- SECTION:begin -->` and
 `<!-- SECTION:end -->`, leaving the rest as it is; a file without them gets
 the section appended, under `## TITLE` when one is given."""
 
+import os
+
 
 def replace_section(path, section, lines, title=None):
     begin, end = f"<!-- {section}:begin -->", f"<!-- {section}:end -->"
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    text = ""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     block = "\n".join([begin, ""] + lines + [end])
     if begin in text and end in text:
         text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
