@@ -36,7 +36,6 @@ def one_second_mae(real, sim):
 
 
 def plot(rec, sims, title, out):
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
     import plot_rcsim
     plt = plot_rcsim.import_matplotlib()
     fig, ax = plt.subplots(figsize=(10, 3.6))

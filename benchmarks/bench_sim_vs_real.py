@@ -58,8 +58,7 @@ def row_numbers(runs):
         "util": [r["link"]["utilization"] for r in runs],
         "qmean": [r["link"]["qdelay_ms"]["mean"] for r in runs],
         "qp95": [r["link"]["qdelay_ms"]["p95"] for r in runs],
-        "loss": [sum(f["loss_pre"] for f in bs.media_flows(r)) / max(len(bs.media_flows(r)), 1)
-                 for r in runs],
+        "loss": [bs.media_loss(r) for r in runs],
         "rates": " / ".join(f"{f['goodput_kbps']:.0f}" for f in runs[0]["flows"]),
     }
 

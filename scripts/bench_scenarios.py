@@ -82,6 +82,11 @@ def reconvergence(results):
     return text + (f" ({never}/{total} never)" if never else "")
 
 
+def media_loss(result):
+    """The media flows' mean loss_pre (0 without media flows)."""
+    return statistics.mean([f["loss_pre"] for f in media_flows(result)] or [0])
+
+
 def summarize(results):
     """One table row from the runs (one per seed) of a scenario/controller."""
     # Convergence after the start (convergence_s): the slowest media flow,
@@ -106,8 +111,7 @@ def summarize(results):
         "qp95": fmt([r["link"]["qdelay_ms"]["p95"] for r in results], 1, 1),
         "jain": fmt([r["fairness"]["jain"] for r in results], 1, 3),
         "minmax": fmt([r["fairness"]["min_max_ratio"] for r in results], 1, 2),
-        "loss": fmt([statistics.mean([f["loss_pre"] for f in media_flows(r)] or [0])
-                     for r in results], 100, 2, " %"),
+        "loss": fmt([media_loss(r) for r in results], 100, 2, " %"),
         "conv": conv_text,
         "reconv": reconvergence(results),
         "rates": rates[0],

@@ -18,7 +18,6 @@ benchmarks/bench_encoders.py reports the model's error on them."""
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -96,7 +95,8 @@ def fit(build, enc, content, recs, rounds=6):
             else:
                 f = 2.0 ** (1.0 / (rnd + 1))
                 cands = [max(lo, min(hi, cur * k)) for k in (1 / f, 1 / f ** 0.5, f ** 0.5, f)]
-            for c in cands:
+            # a bound can clamp a candidate onto the point already scored
+            for c in (c for c in cands if c != cur):
                 q = dict(p, **{name: c})
                 e = model.error_of(build, enc, content, recs, q)
                 if e < best:

@@ -699,9 +699,6 @@ class Runner(rp.Timeline):
         for e in elems:
             e.sync_state_with_parent()
 
-    def stop_flow(self, flow):
-        rp.stop_flow(flow)
-
     # -- the run -------------------------------------------------------------
 
     def run_scenario(self, duration_s, capture):
@@ -722,7 +719,7 @@ class Runner(rp.Timeline):
                 time.sleep(0.05)
         for f in self.flows:
             start = self.start_media if f.kind == "media" else self.start_cbr
-            rp.schedule_flow(self, f, lambda f=f, s=start: s(f), lambda f=f: self.stop_flow(f),
+            rp.schedule_flow(self, f, lambda f=f, s=start: s(f), lambda f=f: rp.stop_flow(f),
                              duration_s)
         for t in self.tcp:
             rp.schedule_flow(self, t.flow, t.start, t.stop, duration_s)

@@ -252,14 +252,11 @@ class Runner(rp.Timeline):
         for e in cbr.elems + [sink, out, udp_in]:
             e.sync_state_with_parent()
 
-    def stop_flow(self, flow):
-        rp.stop_flow(flow)
-
     def run_scenario(self, duration_s):
         for f in self.scen.run:
             start = self.start_media if f.kind == "media" else self.start_cbr
             rp.schedule_flow(self, f, lambda f=f, s=start: s(f, f.index),
-                             lambda f=f: self.stop_flow(f), duration_s)
+                             lambda f=f: rp.stop_flow(f), duration_s)
         self.at(duration_s, self.drain)
         self.run()
         self.check = self.finish_taps()
