@@ -191,9 +191,15 @@ rng_next (RcLink * l)
 
 /* [0, 1), 53 random bits: exact, so comparisons are the same everywhere. */
 static gdouble
+rng_u01_state (guint64 * state)
+{
+  return (rng_next_state (state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static gdouble
 rng_u01 (RcLink * l)
 {
-  return (rng_next (l) >> 11) * (1.0 / 9007199254740992.0);
+  return rng_u01_state (&l->rng);
 }
 
 /* (0, 1): safe for log() and negative powers. */
@@ -327,8 +333,7 @@ draw_episode_loss (RcLink * l, GstClockTime t)
     return FALSE;
   if (e->rate >= 1)
     return TRUE;
-  return (rng_next_state (&l->episode_rng) >> 11) *
-      (1.0 / 9007199254740992.0) < e->rate;
+  return rng_u01_state (&l->episode_rng) < e->rate;
 }
 
 /* -------------------------------------------------------------- fifo */

@@ -292,7 +292,7 @@ rc_sender_push (RcSender * s, gpointer data, guint size,
 GstClockTime
 rc_sender_next_send (RcSender * s)
 {
-  Item *it = s->queue.head ? s->queue.head->data : NULL;
+  Item *it = g_queue_peek_head (&s->queue);
 
   if (!it)
     return GST_CLOCK_TIME_NONE;
@@ -336,7 +336,7 @@ gpointer
 rc_sender_pop (RcSender * s, GstClockTime now, RcSenderItemKind * kind,
     guint64 * index)
 {
-  Item *it = s->queue.head ? s->queue.head->data : NULL;
+  Item *it = g_queue_peek_head (&s->queue);
   gpointer data;
   guint64 idx = G_MAXUINT64;
 

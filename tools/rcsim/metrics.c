@@ -1168,13 +1168,14 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
   g_string_append (s, "t_s,active,send_kbps,goodput_kbps,fec_kbps,"
       "fair_share_kbps,qdelay_ms,qdelay_max_ms,loss,delivered_pkts,"
       "dropped_pkts,lost_pkts");
-  if (has_media_columns (m, f) && m->source == SIM_METRICS_LOGGED) {
-    g_string_append (s, ",target_kbps");        /* all a log has */
-  } else if (has_media_columns (m, f)) {
-    g_string_append (s, ",target_kbps,encoder_kbps,pacing_kbps");
-    for (k = 0; k < f->stat_names->len; k++)
-      g_string_append_printf (s, ",%s",
-          (gchar *) g_ptr_array_index (f->stat_names, k));
+  if (has_media_columns (m, f)) {
+    g_string_append (s, ",target_kbps");
+    if (m->source == SIM_METRICS_SIMULATED) {   /* a log has the target only */
+      g_string_append (s, ",encoder_kbps,pacing_kbps");
+      for (k = 0; k < f->stat_names->len; k++)
+        g_string_append_printf (s, ",%s",
+            (gchar *) g_ptr_array_index (f->stat_names, k));
+    }
   } else if (has_tcp_columns (m, f)) {
     g_string_append (s, ",cwnd_segments,srtt_ms");
   }
@@ -1195,19 +1196,19 @@ csv_flow (SimMetrics * m, Flow * f, GString * s)
     csv_fmt (s, "%.4f", known ? (gdouble) lost / known : 0.0, TRUE);
     g_string_append_printf (s, ",%u,%u,%u", bn->delivered_pkts,
         bn->dropped_pkts, bn->link_lost_pkts);
-    if (has_media_columns (m, f) && m->source == SIM_METRICS_LOGGED) {
+    if (has_media_columns (m, f)) {
       csv_num (s, bn->target_bps / 1000);
-    } else if (has_media_columns (m, f)) {
-      csv_num (s, bn->target_bps / 1000);
-      csv_num (s, bn->encoder_bps / 1000);
-      csv_num (s, bn->pacing_bps / 1000);
-      if (f->stat_names->len) {
-        g_string_append_c (s, ',');
-        if (bn->stats)
-          g_string_append (s, bn->stats);
-        else
-          for (k = 1; k < f->stat_names->len; k++)
-            g_string_append_c (s, ',');
+      if (m->source == SIM_METRICS_SIMULATED) {
+        csv_num (s, bn->encoder_bps / 1000);
+        csv_num (s, bn->pacing_bps / 1000);
+        if (f->stat_names->len) {
+          g_string_append_c (s, ',');
+          if (bn->stats)
+            g_string_append (s, bn->stats);
+          else
+            for (k = 1; k < f->stat_names->len; k++)
+              g_string_append_c (s, ',');
+        }
       }
     } else if (has_tcp_columns (m, f)) {
       csv_num (s, bn->cwnd);
