@@ -721,8 +721,9 @@ sample (Sim * sim, gpointer obj, guint64 b)
 
     s.active = flow_active (f, sim->now);
     if (f->media && sim->now >= f->start && sim->now < f->stop) {
-      RcDecision d = rc_sender_get_decision (f->media->sender);
-      s.target_bps = d.media_bps;
+      /* What urcpsender's target-bitrate shows and the real runners log:
+       * the target handed to the encoder, not every decision. */
+      s.target_bps = rc_sender_get_target (f->media->sender);
       s.pacing_bps = rc_sender_get_pacing_rate (f->media->sender);
       s.encoder_bps = sim_encoder_rate (f->media->enc);
       s.stats = st = rc_sender_get_stats (f->media->sender, sim->now);
