@@ -206,9 +206,18 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
       u->next_probe = now + u->probe_wait;
       u->probes_failed++;
     } else if (now >= u->probe_at + URCP_WINDOW_SPAN) {
+      u->probe_pending = FALSE;
+      if (sent < PROBE_MIN_SENT * in->rate) {
+        /* The source no longer sends what it is asked (application-
+         * limited): a rate it could not send was not probed. Seen when
+         * eq. 17's smaller k2 (SOURCE_RESPONSE) let the rate creep through
+         * the 90 % gate of an encoder capped at 400 kbit/s. */
+        in->rmax = MAX (u->rmax_before, in->rave);
+        u->next_probe = now + u->probe_wait;
+        return;
+      }
       /* A window without a standing queue: keep it. Go faster only if
        * the rate followed. */
-      u->probe_pending = FALSE;
       if (in->rave >= u->probe_rave * (1 + u->probe_gain / 2))
         u->probe_gain = MIN (2 * u->probe_gain, RMAX_PROBE_GAIN_MAX);
       u->probe_wait = URCP_WINDOW_SPAN;

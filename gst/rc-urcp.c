@@ -54,6 +54,15 @@ GST_DEBUG_CATEGORY (rc_urcp_debug);
 /* RTT_min floor: k2 (eq. 17) is inversely proportional to RTT_min; on
  * loopback the RTT is ~0 and k2 would explode. */
 #define RTT_MIN_FLOOR (10 * GST_MSECOND)
+/* The loop's delay in eq. 17. The paper's source follows R at once, so its
+ * loop delay is the RTT; ours is a video encoder, which reaches half of a
+ * new target 0.1-0.3 s (vp8enc, vp9enc) or 0.25-0.45 s (x264enc) later
+ * (the step recordings in data/encoders/recordings, 200 ms rates). With
+ * RTT_min alone, a 0-10 ms path gave k2 ~ 100 /s^2, a loop period of 0.6 s,
+ * shorter than the encoder's lag: the rate swung 0.25-1.25x the capacity
+ * every second in rcsim (kernel-1mbps). RTT_min plus this keeps eq. 17's
+ * meaning (M loop delays to reach R^MAX) for the loop as it is. */
+#define SOURCE_RESPONSE (250 * GST_MSECOND)
 
 /* Application-limited cap: no instance's rate may exceed 1.5 x the larger of
  * R^MAX and the rate actually sent, the same bound GCC puts on its estimate
@@ -102,6 +111,12 @@ rc_urcp_rtt_min_s (Urcp * u)
 {
   GstClockTime r = GST_CLOCK_TIME_IS_VALID (u->rtt_min) ? u->rtt_min : 0;
   return (gdouble) MAX (r, RTT_MIN_FLOOR) / GST_SECOND;
+}
+
+static gdouble
+loop_delay_s (Urcp * u)
+{
+  return rc_urcp_rtt_min_s (u) + (gdouble) SOURCE_RESPONSE / GST_SECOND;
 }
 
 gdouble
@@ -198,10 +213,10 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
     target = sqrt (rmax / rave) * in->sig_min
         + u->beta * (in->sig_ave - in->sig_min);
     in->k0 = MAX (target, 0) * rave;
-    /* eq. 17 */
+    /* eq. 17, with the loop's delay for RTT_min (SOURCE_RESPONSE) */
     if (in->k0 > 0)
       in->k2 = rmax / (in->k0 * u->m * sqrt (MAX (in->rate, 1.0) / rmax) *
-          rc_urcp_rtt_min_s (u));
+          loop_delay_s (u));
   } else {
     in->k0 = u->fixed_k0;
     in->k2 = u->fixed_k2;
