@@ -2,7 +2,9 @@
 the one definition used to fit the models (scripts/fit_encoders.py) and to
 report their error on held-out recordings (benchmarks/bench_encoders.py).
 
-A recording (tools/encrec) has one line per input frame: time, target in
+A recording (tools/encrec, or the encoder in a real run's loop:
+`benchmarks/encoder_error.py LOG OUT.csv` from an rtsim/kbench packet log)
+has one line per input frame: time, target in
 force, bytes out (0: dropped), key frame. The model is run on the same
 targets with build/tools/rcsim/encreplay. Three parts, each relative:
 
@@ -25,7 +27,7 @@ import os
 import math
 import subprocess
 
-HELD_OUT = ["steps-b", "walk-b", "replay-urcp-kernel-2"]
+HELD_OUT = ["steps-b", "walk-b", "replay-urcp-kernel-2", "loop-kbench-2"]
 QUANTILES = (0.10, 0.50, 0.90, 0.99)
 BIN_S = 0.2
 
@@ -62,6 +64,43 @@ def parse(path, text):
 def load(path):
     with open(path) as f:
         return parse(path, f.read())
+
+
+def recording_from_log(log_path, out_path, encoder, content, width, height, fps=30, flow=0,
+                       note=None):
+    """An encrec recording (one line per input frame) of a media flow's
+    encoder in a real run, from the packet log's `frame` and `target` lines
+    (tools/rtsim, tools/kbench): the frames on the capture grid, a grid
+    slot without a frame written as dropped (0 bytes), each with the target
+    logged last before it. None if the log has no frames for the flow."""
+    frames, targets = [], []
+    with open(log_path) as f:
+        for ln in f:
+            tok = ln.split()
+            if len(tok) == 5 and tok[0] == "frame" and int(tok[1]) == flow:
+                frames.append((int(tok[2]), int(tok[3]), tok[4] == "1"))
+            elif len(tok) == 4 and tok[0] == "target" and int(tok[1]) == flow:
+                targets.append((int(tok[2]), int(tok[3])))
+    if not frames:
+        return None
+    frames.sort()
+    targets.sort()
+    period = 1e9 / fps
+    t0 = frames[0][0]
+    by_slot = {int(round((t - t0) / period)): (n, k) for t, n, k in frames}
+    lines = [f"# encrec encoder={encoder} content={content} width={width} height={height} "
+             f"fps={fps:g} live=1 loop={note or os.path.basename(log_path)}", "t_s,target_bps,bytes,key"]
+    ti, target = 0, targets[0][1] if targets else 0
+    for slot in range(max(by_slot) + 1):
+        t = t0 + slot * period
+        while ti < len(targets) and targets[ti][0] <= t:
+            target = targets[ti][1]
+            ti += 1
+        n, k = by_slot.get(slot, (0, False))
+        lines.append(f"{slot / fps:.4f},{target},{n},{int(k)}")
+    with open(out_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return load(out_path)
 
 
 def pairs(rec_dir):
@@ -129,3 +168,27 @@ def error_of(build, enc, content, recs, params=None):
     """Mean total error over recordings."""
     return sum(error(r.frames, replay(build, r, enc, content, params))["total"]
                for r in recs) / len(recs)
+
+
+def main():
+    import argparse
+    ap = argparse.ArgumentParser(
+        description="Write an encrec recording of the encoder in a real run "
+        "(rtsim or kbench --log), from its packet log's frame and target lines.")
+    ap.add_argument("log")
+    ap.add_argument("out")
+    ap.add_argument("--encoder", default="vp8enc")
+    ap.add_argument("--content", default="scroll")
+    ap.add_argument("--resolution", default="640x480")
+    ap.add_argument("--fps", type=float, default=30)
+    ap.add_argument("--flow", type=int, default=0)
+    ap.add_argument("--note", help="where the log came from (the header's loop=)")
+    a = ap.parse_args()
+    w, h = (int(x) for x in a.resolution.split("x"))
+    if recording_from_log(a.log, a.out, a.encoder, a.content, w, h, a.fps, a.flow,
+                          a.note) is None:
+        raise SystemExit(f"{a.log}: no frame lines for flow {a.flow}")
+
+
+if __name__ == "__main__":
+    main()

@@ -31,7 +31,7 @@ OUT = os.path.join(ROOT, "tools", "rcsim", "encoder-models.c")
 # at a time (--only) and the C table is always written from all of them.
 FITTED = os.path.join(ROOT, "data", "encoders", "models.json")
 
-FIT = ["steps", "extremes", "walk1", "walk2", "replay-urcp-kernel-1"]
+FIT = ["steps", "extremes", "walk1", "walk2", "replay-urcp-kernel-1", "loop-kbench-1"]
 HELD_OUT = model.HELD_OUT
 
 # name, lower, upper, integer
@@ -46,12 +46,14 @@ PARAMS = [
     ("key_factor", 1.0, 12.0, False),
     ("floor_bpp", 0.0005, 0.5, False),
     ("ceiling_bpp", 0.01, 5.0, False),
+    ("key_max_bpp", 0.01, 20.0, False),
+    ("key_charge", 0.05, 1.0, False),
 ]
 
 
 def initial(recs):
     """Direct estimates from the FIT recordings."""
-    keys, sizes, rates, gaps = [], [], [], []
+    keys, sizes, rates, gaps, key_bytes = [], [], [], [], []
     px = None
     for r in recs:
         px = r.pixels
@@ -62,6 +64,7 @@ def initial(recs):
             if f.bytes == 0:
                 continue
             if f.key:
+                key_bytes.append(f.bytes)
                 # against the frames around it, not the target: on content
                 # that cannot fill the target the budget says nothing
                 if recent:
@@ -81,6 +84,8 @@ def initial(recs):
         "key_interval": sorted(gaps)[len(gaps) // 2] if gaps else 128,
         "floor_bpp": sizes[len(sizes) // 100] * 8 / px if sizes else 0.01,
         "ceiling_bpp": max(rates) / fps / px * 1.1 if rates else 1.0,
+        "key_max_bpp": max(key_bytes) * 8 / px if key_bytes else 5.0,
+        "key_charge": 0.5,
     }
 
 
@@ -113,14 +118,15 @@ def write_table(rows):
              '#include <string.h>', '#include "encoder.h"', '',
              'static const SimEncoderModel models[] = {',
              '  /* encoder, content, key_interval, key_factor, delay, delay_down,',
-             '   * gain_up, gain_down, sigma, payback, drop, floor_bpp, ceiling_bpp;',
-             '   * fitting error in the comment */']
+             '   * gain_up, gain_down, sigma, payback, drop, floor_bpp, ceiling_bpp,',
+             '   * key_max_bpp, key_charge; fitting error in the comment */']
     for enc, content, p, err in sorted(rows):
         lines.append(f'  {{"{enc}", "{content}", {int(p["key_interval"])}, '
                      f'{p["key_factor"]:.3g}, {int(p["delay"])}, {int(p["delay_down"])}, '
                      f'{p["gain_up"]:.3g}, '
                      f'{p["gain_down"]:.3g}, {p["sigma"]:.3g}, {p["payback"]:.3g}, '
-                     f'{p["drop"]:.3g}, {p["floor_bpp"]:.3g}, {p["ceiling_bpp"]:.3g}}},'
+                     f'{p["drop"]:.3g}, {p["floor_bpp"]:.3g}, {p["ceiling_bpp"]:.3g}, '
+                     f'{p["key_max_bpp"]:.3g}, {p["key_charge"]:.3g}}},'
                      f'  /* {err:.3f} */')
     lines += ['};', '',
               'const SimEncoderModel *', 'sim_encoder_models (guint * n)', '{',

@@ -141,12 +141,15 @@ model_frame (SimEncoder * e, gdouble target, gboolean force_key,
   if (!*key && e->credit < -m->drop * earn)
     return 0;                   /* dropped: too far over its rate */
   if (*key)
-    size = m->key_factor * nominal;
+    size = MIN (m->key_factor * nominal, m->key_max_bpp * e->pixels);
   else
     size = nominal * lognormal (e->rand, m->sigma) +
         MIN (e->credit, 0) / MAX (m->payback, 1.0);
   size = MAX (size, floor_bits);
-  e->credit -= size;
+  /* A key frame's excess over the budget is paid back only in part
+   * (key_charge): after one, vp8enc's frames were as large as before it
+   * about half the time in the kernel bench's loop. */
+  e->credit -= *key ? nominal + m->key_charge * MAX (size - nominal, 0) : size;
   return (guint) MAX (llround (size / 8), 1);
 }
 

@@ -11,7 +11,8 @@
  * target and pays back what the frames over-spent (after a cut: smaller
  * frames, then dropped ones, once the encoder has caught up),
  * a content ceiling and floor that scale with the picture's pixels, key
- * frames at the encoder's default interval.
+ * frames at the encoder's default interval, their size a multiple of the
+ * budget up to a content-given largest size.
  *
  * Nothing here reads a clock; randomness comes from the caller's GRand. */
 #ifndef __RCSIM_ENCODER_H__
@@ -43,6 +44,12 @@ typedef struct
   gdouble floor_bpp;            /* smallest frame, bits per pixel */
   gdouble ceiling_bpp;          /* largest frame budget, bits per pixel: the
                                  * content cannot use a higher rate */
+  gdouble key_max_bpp;          /* largest key frame, bits per pixel: a key
+                                 * frame is key_factor budgets up to this
+                                 * (vp8enc on scroll: ~11.5 KB at 640x480 for
+                                 * any target from 0.6 to 2 Mbit/s) */
+  gdouble key_charge;           /* fraction of a key frame's excess over the
+                                 * budget that the frames after it pay back */
 } SimEncoderModel;
 
 /* The calibrated models, and one by encoder and content (NULL if none). */

@@ -61,7 +61,7 @@ set_param (SimEncoderModel * m, const gchar * name, const gchar * text)
   INT (key_interval) DBL (key_factor) INT (delay) INT (delay_down)
       DBL (gain_up)
       DBL (gain_down) DBL (sigma) DBL (payback) DBL (drop) DBL (floor_bpp)
-      DBL (ceiling_bpp)
+      DBL (ceiling_bpp) DBL (key_max_bpp) DBL (key_charge)
 #undef DBL
 #undef INT
       return FALSE;

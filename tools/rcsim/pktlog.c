@@ -150,6 +150,37 @@ read_target (Reader * r, gchar ** tok, guint n, GError ** error)
   return TRUE;
 }
 
+/* frame FLOW TIME BYTES KEY: one encoded frame of a media flow (its capture
+ * time, size, 1 for a key frame), as the real runners see it leave the
+ * encoder. Checked, not used by any metric: benchmarks/encoder_error.py
+ * reads them to compare the encoder in the loop with rcsim's model. */
+static gboolean
+read_frame (Reader * r, gchar ** tok, guint n, GError ** error)
+{
+  const SimFlowConfig *c;
+  guint flow;
+  GstClockTime t = 0;
+  guint64 v;
+
+  if (n != 5)
+    return bad (r, error, "%u fields; a frame line is frame FLOW TIME BYTES "
+        "KEY", n);
+  if (!parse_flow (r, tok[1], &flow, error))
+    return FALSE;
+  c = g_ptr_array_index (r->scen->flows, flow);
+  if (c->kind != SIM_FLOW_MEDIA)
+    return bad (r, error, "flow %u (%s) is a %s flow: only media flows "
+        "have frames", flow, c->name, sim_flow_kind_to_string (c->kind));
+  if (!parse_time (r, "time", tok[2], &t, error))
+    return FALSE;
+  if (!parse_uint (tok[3], G_MAXUINT32, &v))
+    return bad (r, error, "frame size '%s': bytes, 0..%u", tok[3],
+        G_MAXUINT32);
+  if (!parse_uint (tok[4], 1, &v))
+    return bad (r, error, "key '%s': 0 or 1", tok[4]);
+  return TRUE;
+}
+
 static gboolean
 read_packet (Reader * r, gchar ** tok, guint n, GError ** error)
 {
@@ -275,6 +306,8 @@ read_line (Reader * r, gchar * line, GError ** error)
     return read_skip (r, tok, n, error);
   if (!strcmp (tok[0], "target"))
     return read_target (r, tok, n, error);
+  if (!strcmp (tok[0], "frame"))
+    return read_frame (r, tok, n, error);
   return read_packet (r, tok, n, error);
 }
 

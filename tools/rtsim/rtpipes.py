@@ -507,7 +507,7 @@ class Timeline:
         self.events = []
         self.loop = None
         self.signal = None
-        self.target_lines = []      # (t ns, "target FLOW T BPS") for the log
+        self.target_lines = []      # (t ns, "target ..." / "frame ...") for the log
 
     def log_target(self, flow):
         """From now to the end, the media flow's controller target every
@@ -525,6 +525,30 @@ class Timeline:
             return True
         sample()
         GLib.timeout_add(TARGET_SAMPLE_MS, sample)
+
+    def log_frames(self, flow, enc):
+        """Every frame the flow's encoder puts out, as `frame` lines of the
+        packet log (capture time, bytes, key), so that the encoder in the
+        loop can be set against rcsim's model (benchmarks/encoder_error.py)."""
+        seg = {}
+
+        def on_frame(pad, info):
+            if info.type & Gst.PadProbeType.EVENT_DOWNSTREAM:
+                ev = info.get_event()
+                if ev.type == Gst.EventType.SEGMENT:
+                    seg["s"] = ev.parse_segment()
+                return Gst.PadProbeReturn.OK
+            buf = info.get_buffer()
+            s = seg.get("s")
+            if s is None or buf.pts == Gst.CLOCK_TIME_NONE:
+                return Gst.PadProbeReturn.OK
+            t = s.to_running_time(Gst.Format.TIME, buf.pts)
+            key = 0 if buf.has_flags(Gst.BufferFlags.DELTA_UNIT) else 1
+            self.target_lines.append(
+                (t, f"frame {flow.index} {t} {buf.get_size()} {key}"))
+            return Gst.PadProbeReturn.OK
+        enc.get_static_pad("src").add_probe(
+            Gst.PadProbeType.BUFFER | Gst.PadProbeType.EVENT_DOWNSTREAM, on_frame)
 
     # Running time on the pipeline clock: what linksim, udpsrc and rtpbin
     # stamp buffers with.
