@@ -14,11 +14,12 @@ targets with build/tools/rcsim/encreplay. Three parts, each relative:
 - sizes: mean |log ratio| of the non-dropped frames' size quantiles (10th,
   50th, 90th, 99th percentile): the frame-size distribution, key frames
   included;
-- keys: |log ratio| of the median key-frame sizes. Key frames are under 1 %
-  of the frames (one in 128 for vp8enc), so the size quantiles do not see
+- keys: |log ratio| of the median key-frame sizes. vp8enc's key frames are
+  under 1 % of its frames (one in 128), so the size quantiles do not see
   them, yet a key frame several times the budget is what fills a slow
-  bottleneck's queue (a 30 KB vp8enc key frame is 240 ms at 1 Mbit/s; the
-  kernel bench's URCP cycles on vp8enc's 4.3 s key-frame period);
+  bottleneck's queue (vp8enc's ~11.5 KB is 90 ms at 1 Mbit/s, a queue peak
+  every 4.27 s on the kernel bench); a model without key frames where the
+  recording has them scores 1;
 - drops: difference in the fraction of frames dropped.
 
 error = rate + 0.5 sizes + 0.5 keys + drops."""
@@ -143,7 +144,8 @@ def error(real, sim):
         sizes = 1.0
     kr = sorted(f.bytes for f in real if f.key and f.bytes)
     ks = sorted(f.bytes for f in sim if f.key and f.bytes)
-    keys = abs(math.log(quantile(ks, 0.5) / quantile(kr, 0.5))) if kr and ks else 0.0
+    keys = abs(math.log(quantile(ks, 0.5) / quantile(kr, 0.5))) if kr and ks else \
+        (1.0 if kr else 0.0)
     drops = abs(sum(f.bytes == 0 for f in real) / max(len(real), 1) -
                 sum(f.bytes == 0 for f in sim) / max(len(sim), 1))
     return {"rate": rate, "sizes": sizes, "keys": keys, "drops": drops,

@@ -213,7 +213,9 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
          * eq. 17's smaller k2 (SOURCE_RESPONSE) let the rate creep through
          * the 90 % gate of an encoder capped at 400 kbit/s. */
         in->rmax = MAX (u->rmax_before, in->rave);
+        u->probe_wait = MIN (2 * u->probe_wait, RMAX_PROBE_WAIT_MAX);
         u->next_probe = now + u->probe_wait;
+        u->probes_failed++;
         return;
       }
       /* A window without a standing queue: keep it. Go faster only if

@@ -59,8 +59,9 @@ GST_DEBUG_CATEGORY (rc_urcp_debug);
  * new target 0.1-0.3 s (vp8enc, vp9enc) or 0.25-0.45 s (x264enc) later
  * (the step recordings in data/encoders/recordings, 200 ms rates). With
  * RTT_min alone, a 0-10 ms path gave k2 ~ 100 /s^2, a loop period of 0.6 s,
- * shorter than the encoder's lag: the rate swung 0.25-1.25x the capacity
- * every second in rcsim (kernel-1mbps). RTT_min plus this keeps eq. 17's
+ * not much longer than the encoder's lag: in rcsim (kernel-1mbps) the rate
+ * swung 0.25-1.25x the capacity about once a second, on the kernel bench
+ * 0.4-1.07x in cycles set off by key frames. RTT_min plus this keeps eq. 17's
  * meaning (M loop delays to reach R^MAX) for the loop as it is. */
 #define SOURCE_RESPONSE (250 * GST_MSECOND)
 
@@ -555,8 +556,9 @@ urcp_params (guint * n)
             G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
     g_once_init_leave (&specs[1], g_param_spec_ref_sink
         (g_param_spec_double ("rtts-to-capacity", "RTTs to capacity",
-                "About how many minimum round trips the rate takes to grow "
-                "to the learned capacity: higher is slower and steadier",
+                "About how many loop delays (minimum round trip plus the "
+                "encoder's 250 ms response) the rate takes to grow to the "
+                "learned capacity: higher is slower and steadier",
                 1.0, 10000.0, DEFAULT_M, G_PARAM_READWRITE |
                 G_PARAM_STATIC_STRINGS)));
   }

@@ -56,9 +56,8 @@ die = rp.die
 # tbf's bucket: at least one full-size packet (1500 B) or such a packet never
 # leaves; two of them, so a late timer (the watchdog is an hrtimer, but the
 # softirq that dequeues can run late) costs no capacity: up to one packet's
-# worth of tokens (12 ms at 1 Mbit/s) is kept rather than lost. The price is
-# that after an idle period the link may send 3000 B back to back (24 ms of
-# 1 Mbit/s), which a real serializing link never does.
+# worth of tokens (12 ms at 1 Mbit/s) is kept rather than lost. PEAK_FACTOR
+# keeps it from sending them back to back.
 BURST = 3000
 # tbf's second bucket (`peakrate`, one `mtu` deep): packets leave no faster
 # than 1 % above the rate, as from a link that serializes them, instead of
@@ -67,6 +66,9 @@ BURST = 3000
 # link, and kbench's queueing delay read that much lower than rcsim's for
 # the same queue. 1 % above the rate so that the first bucket, not this
 # one, sets the long-run capacity; a busy period of 1 s gets 10 ms ahead.
+# What is left: the one-packet bucket holds PEAK_MTU, so a packet smaller
+# than that leaves the rest early for the next one (1284-byte media
+# packets: 316 B, 2.5 ms at 1 Mbit/s).
 PEAK_FACTOR = 1.01
 PEAK_MTU = 1600
 NO_LIMIT = 1 << 30          # queue-limit-ms=0: no tail drop (1 GiB of queue)
@@ -582,6 +584,7 @@ class Runner(rp.Timeline):
         self.tcp = [TcpFlow(self, f, IPERF3_PORT0 + i) for i, f in enumerate(tcp_flows)]
         self.captures = []
         self.tbf_changes = []
+        self.steps = self.capacity_steps()
         self.drained_ok = False
         # After the queue: the flows' delays, the scenario's noise and loss.
         after = {k: v for k, v in scen.link.items()
@@ -611,10 +614,8 @@ class Runner(rp.Timeline):
         end. Written into the log's departure and arrival, so that queueing
         delay means the same here as in rcsim (it includes the packet's own
         serialization time). 0 in an outage."""
-        if not hasattr(self, "_steps"):
-            self._steps = self.capacity_steps()
         rate = 0.0
-        for t, r, _lr in self._steps:
+        for t, r, _lr in self.steps:
             if t * Gst.SECOND <= t_ns:
                 rate = r
         return int(size * 8 * Gst.SECOND / rate) if rate > OUTAGE_BPS else 0
@@ -717,8 +718,7 @@ class Runner(rp.Timeline):
                              snd.rtpbin.request_pad_simple("recv_rtcp_sink_0"))
         for e in elems:
             e.sync_state_with_parent()
-        self.log_target(flow)
-        self.log_frames(flow, snd.enc)
+        self.log_media(flow, snd.enc)
 
     def start_cbr(self, flow):
         cbr = rp.CbrSource(flow, 0x7000 + flow.index)
@@ -735,7 +735,7 @@ class Runner(rp.Timeline):
     # -- the run -------------------------------------------------------------
 
     def run_scenario(self, duration_s, capture):
-        steps = self.capacity_steps()
+        steps = self.steps
         self.set_capacity(steps[0][1], steps[0][2], "add")
         for t, r, lr in steps[1:]:
             if t < duration_s:

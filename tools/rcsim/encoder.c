@@ -149,7 +149,8 @@ model_frame (SimEncoder * e, gdouble target, gboolean force_key,
   /* A key frame's excess over the budget is paid back only in part
    * (key_charge): after one, vp8enc's frames were as large as before it
    * about half the time in the kernel bench's loop. */
-  e->credit -= *key ? nominal + m->key_charge * MAX (size - nominal, 0) : size;
+  e->credit -= *key && size > nominal ?
+      nominal + m->key_charge * (size - nominal) : size;
   return (guint) MAX (llround (size / 8), 1);
 }
 

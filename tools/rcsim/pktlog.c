@@ -2,6 +2,8 @@
  *
  *   rcsim-log 1
  *   skip FLOW
+ *   target FLOW TIME BPS
+ *   frame FLOW TIME BYTES KEY
  *   LINK FLOW KIND SIZE ENTRY FATE [DEPARTURE [ARRIVAL]]
  *
  * Every line is checked against the scenario (flow index, the kinds a flow
@@ -171,6 +173,8 @@ read_frame (Reader * r, gchar ** tok, guint n, GError ** error)
   if (c->kind != SIM_FLOW_MEDIA)
     return bad (r, error, "flow %u (%s) is a %s flow: only media flows "
         "have frames", flow, c->name, sim_flow_kind_to_string (c->kind));
+  if (r->skipped[flow])
+    return bad (r, error, "flow %u is skipped above but has frames", flow);
   if (!parse_time (r, "time", tok[2], &t, error))
     return FALSE;
   if (!parse_uint (tok[3], G_MAXUINT32, &v))

@@ -526,6 +526,11 @@ class Timeline:
         sample()
         GLib.timeout_add(TARGET_SAMPLE_MS, sample)
 
+    def log_media(self, flow, enc):
+        """A started media flow's target (log_target) and frames (log_frames)."""
+        self.log_target(flow)
+        self.log_frames(flow, enc)
+
     def log_frames(self, flow, enc):
         """Every frame the flow's encoder puts out, as `frame` lines of the
         packet log (capture time, bytes, key), so that the encoder in the
@@ -543,6 +548,8 @@ class Timeline:
             if s is None or buf.pts == Gst.CLOCK_TIME_NONE:
                 return Gst.PadProbeReturn.OK
             t = s.to_running_time(Gst.Format.TIME, buf.pts)
+            if t == Gst.CLOCK_TIME_NONE or t > (1 << 62):
+                return Gst.PadProbeReturn.OK        # outside the segment
             key = 0 if buf.has_flags(Gst.BufferFlags.DELTA_UNIT) else 1
             self.target_lines.append(
                 (t, f"frame {flow.index} {t} {buf.get_size()} {key}"))

@@ -235,8 +235,7 @@ class Runner(rp.Timeline):
 
         for e in elems:
             e.sync_state_with_parent()
-        self.log_target(flow)
-        self.log_frames(flow, snd.enc)
+        self.log_media(flow, snd.enc)
 
     def start_cbr(self, flow, idx):
         cbr = rp.CbrSource(flow, 0x7000 + idx)

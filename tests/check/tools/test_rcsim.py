@@ -608,6 +608,8 @@ def test_from_log(c):
         # 300 kbit/s from 0, 500 from 250 ms, 800 from 1 s.
         lines += [f"target 0 {1000 * ms} 800000", "target 0 0 300000",
                   f"target 0 {250 * ms} 500000"]
+        # The encoder's frames (checked, no metric uses them).
+        lines += [f"frame 0 {33 * ms} 4000 1", f"frame 0 {66 * ms} 1200 0"]
         log = os.path.join(tmp, "run.log")
         open(log, "w").write("\n".join(lines) + "\n")
         j, _ = c.json(scen, "--from-log", log, "--controller", "gcc")
@@ -652,6 +654,26 @@ def test_from_log(c):
         want = [300, 300, 500, 500, 500, 800, 800, 800, 800, 800]
         check(got == want, f"target_kbps per bin {got}, want {want}")
 
+        # The encoder in the loop as a recording (benchmarks/encoder_error.py):
+        # one row per 30 fps slot from the first frame, a slot without a frame
+        # dropped (0 bytes), each row the target logged last before it.
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                        "..", "..", "..", "benchmarks"))
+        import encoder_error
+        t0 = 10 * ms
+        flog = os.path.join(tmp, "frames.log")
+        open(flog, "w").write("\n".join([
+            "rcsim-log 1", "target 0 0 300000", f"target 0 {50 * ms} 500000",
+            f"frame 0 {t0} 4000 1", f"frame 0 {t0 + 33333333} 1200 0",
+            f"frame 0 {t0 + 100000000} 1300 0", f"frame 1 {t0} 999 0"]) + "\n")
+        rec = encoder_error.recording_from_log(flog, os.path.join(tmp, "loop.csv"),
+                                               "vp8enc", "scroll", 640, 480, note="test")
+        got = [(f.target, f.bytes, f.key) for f in rec.frames]
+        want = [(300000, 4000, True), (300000, 1200, False), (500000, 0, False),
+                (500000, 1300, False)]
+        check(got == want, f"loop recording {got}, want {want}")
+        check(rec.fps == 30 and rec.pixels == 640 * 480, f"loop recording header {rec.header}")
+
         # Malformed logs: exit 1, the line named.
         for text, where in [
             ("rcsim-log 1\nfwd 0 media 1000 0 recv 8000000\n", ":2:"),
@@ -662,6 +684,12 @@ def test_from_log(c):
             ("rcsim-log 1\nfwd 0 media 1000 0 drop\ntarget 1 0 100000\n", ":3:"),
             ("rcsim-log 1\ntarget 0 0 fast\n", ":2:"),
             ("rcsim-log 1\ntarget 0 0\n", ":2:"),
+            # frame lines: a media flow's, 5 fields, key 0 or 1, not skipped
+            ("rcsim-log 1\nframe 0 0 1000\n", ":2:"),
+            ("rcsim-log 1\nframe 0 0 1000 2\n", ":2:"),
+            ("rcsim-log 1\nframe 0 0 big 1\n", ":2:"),
+            ("rcsim-log 1\nskip 0\nframe 0 0 1000 0\n", ":3:"),
+            ("rcsim-log 1\nframe 1 0 1000 0\n", ":2:"),
         ]:
             open(log, "w").write(text)
             p = c.run(scen, "--from-log", log, expect=1)
