@@ -124,11 +124,29 @@ read_skip (Reader * r, gchar ** tok, guint n, GError ** error)
   return TRUE;
 }
 
+/* The FLOW and TIME fields of a media flow's state line (`what`: a target,
+ * frames): a media flow of the scenario, not skipped. */
+static gboolean
+parse_media_line (Reader * r, gchar ** tok, const gchar * what,
+    guint * flow, GstClockTime * t, GError ** error)
+{
+  const SimFlowConfig *c;
+
+  if (!parse_flow (r, tok[1], flow, error))
+    return FALSE;
+  c = g_ptr_array_index (r->scen->flows, *flow);
+  if (c->kind != SIM_FLOW_MEDIA)
+    return bad (r, error, "flow %u (%s) is a %s flow: only media flows "
+        "have %s", *flow, c->name, sim_flow_kind_to_string (c->kind), what);
+  if (r->skipped[*flow])
+    return bad (r, error, "flow %u is skipped above but has %s", *flow, what);
+  return parse_time (r, "time", tok[2], t, error);
+}
+
 /* target FLOW TIME BPS: a media flow's controller target from TIME on. */
 static gboolean
 read_target (Reader * r, gchar ** tok, guint n, GError ** error)
 {
-  const SimFlowConfig *c;
   guint flow;
   GstClockTime t = 0;
   guint64 bps;
@@ -136,15 +154,7 @@ read_target (Reader * r, gchar ** tok, guint n, GError ** error)
   if (n != 4)
     return bad (r, error, "%u fields; a target line is target FLOW TIME "
         "BPS", n);
-  if (!parse_flow (r, tok[1], &flow, error))
-    return FALSE;
-  c = g_ptr_array_index (r->scen->flows, flow);
-  if (c->kind != SIM_FLOW_MEDIA)
-    return bad (r, error, "flow %u (%s) is a %s flow: only media flows "
-        "have a target", flow, c->name, sim_flow_kind_to_string (c->kind));
-  if (r->skipped[flow])
-    return bad (r, error, "flow %u is skipped above but has a target", flow);
-  if (!parse_time (r, "time", tok[2], &t, error))
+  if (!parse_media_line (r, tok, "a target", &flow, &t, error))
     return FALSE;
   if (!parse_uint (tok[3], G_MAXUINT32, &bps))
     return bad (r, error, "target '%s': bit/s, 0..%u", tok[3], G_MAXUINT32);
@@ -159,7 +169,6 @@ read_target (Reader * r, gchar ** tok, guint n, GError ** error)
 static gboolean
 read_frame (Reader * r, gchar ** tok, guint n, GError ** error)
 {
-  const SimFlowConfig *c;
   guint flow;
   GstClockTime t = 0;
   guint64 v;
@@ -167,15 +176,7 @@ read_frame (Reader * r, gchar ** tok, guint n, GError ** error)
   if (n != 5)
     return bad (r, error, "%u fields; a frame line is frame FLOW TIME BYTES "
         "KEY", n);
-  if (!parse_flow (r, tok[1], &flow, error))
-    return FALSE;
-  c = g_ptr_array_index (r->scen->flows, flow);
-  if (c->kind != SIM_FLOW_MEDIA)
-    return bad (r, error, "flow %u (%s) is a %s flow: only media flows "
-        "have frames", flow, c->name, sim_flow_kind_to_string (c->kind));
-  if (r->skipped[flow])
-    return bad (r, error, "flow %u is skipped above but has frames", flow);
-  if (!parse_time (r, "time", tok[2], &t, error))
+  if (!parse_media_line (r, tok, "frames", &flow, &t, error))
     return FALSE;
   if (!parse_uint (tok[3], G_MAXUINT32, &v))
     return bad (r, error, "frame size '%s': bytes, 0..%u", tok[3],
