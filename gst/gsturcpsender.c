@@ -830,6 +830,12 @@ gst_urcp_sender_change_state (GstElement * element, GstStateChange transition)
     clear_queue_locked (self);
     gst_clear_object (&self->encoder);
     self->encoder_searched = FALSE;
+    /* The stream's identity comes again with the next stream's caps or
+     * first packet; an old SSRC kept would make a new stream's packets
+     * look like repair packets. */
+    self->have_media_ssrc = FALSE;
+    self->media_pt = -1;
+    self->clock_rate = 0;
     g_mutex_unlock (&self->ctrl_lock);
   }
   return ret;

@@ -732,6 +732,43 @@ GST_START_TEST (test_fec_packets_classified)
 
 GST_END_TEST;
 
+/* The media SSRC learned from a stream's first packet belongs to that
+ * stream: after READY a new stream (caps without an ssrc, another SSRC) is
+ * media again, not taken for repair packets of the old one. */
+GST_START_TEST (test_media_ssrc_forgotten_at_ready)
+{
+  const gchar *caps = "application/x-rtp,media=video,clock-rate=90000,"
+      "encoding-name=VP8,payload=96,extmap-1=(string)\"" TWCC_URI "\"";
+  GstHarness *h = sender_harness_new (caps, "pacing", FALSE, NULL);
+  guint32 ssrcs[] = { 1111, 2222 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (ssrcs); i++) {
+    GstBuffer *b = rtp_buffer_new (i, PKT_SIZE);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+    if (i > 0) {
+      fail_unless_equals_int (gst_element_set_state (h->element,
+              GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+      fail_unless_equals_int (gst_element_set_state (h->element,
+              GST_STATE_PLAYING), GST_STATE_CHANGE_SUCCESS);
+      fail_unless (gst_harness_push_event (h,
+              gst_event_new_stream_start ("second")));
+      gst_harness_set_src_caps_str (h, caps);
+    }
+    fail_unless (gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp));
+    gst_rtp_buffer_set_ssrc (&rtp, ssrcs[i]);
+    gst_rtp_buffer_unmap (&rtp);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+    fail_unless (stats_u64 (h->element, "fec-packets-sent") == 0,
+        "stream %u (SSRC %u) taken for repair packets", i, ssrcs[i]);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ==================================================== 2. pacing off */
 
 GST_START_TEST (test_pacing_off_passthrough)
@@ -1814,6 +1851,7 @@ urcpsender_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_pacing_off_passthrough);
   tcase_add_test (tc, test_fec_packets_classified);
+  tcase_add_test (tc, test_media_ssrc_forgotten_at_ready);
   tcase_add_test (tc, test_pacing_spreads_burst);
   tcase_add_test (tc, test_pacing_rate_small_burst);
   tcase_add_test (tc, test_pacing_queue_bound);
