@@ -246,6 +246,48 @@ GST_START_TEST (test_twcc_parse_good)
 
 GST_END_TEST;
 
+/* A report as large as rtpsession makes them (one entry per packet-status
+ * count, up to 65535, from a ~40-byte feedback packet), every entry twice:
+ * each sequence number is kept once, the first time. The duplicate check
+ * used to compare each entry with all before it (1.2 s for 65535 entries,
+ * urcpsender's lock held meanwhile); GST_INFO prints the time it takes. */
+GST_START_TEST (test_twcc_parse_large_report)
+{
+  const guint n = 30000;
+  GstStructure **p = g_new (GstStructure *, 2 * n);
+  GstStructure *s;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
+  RcSeqUnwrap u;
+  RcTwccParseInfo info;
+  gint64 t0;
+  guint i;
+
+  for (i = 0; i < 2 * n; i++) {
+    guint seq = (60000 + i % n) & 0xffff;       /* wraps inside the report */
+    p[i] = pkt (seq, (i % n) * MS, (i % n) * MS + (i < n ? 50 : 99) * MS,
+        FALSE);
+  }
+  s = twcc_event_struct (p, 2 * n);
+  rc_seq_unwrap_init (&u);
+  t0 = g_get_monotonic_time ();
+  fail_unless (rc_twcc_parse (s, &u, out, &info));
+  GST_INFO ("%u entries parsed in %.1f ms", 2 * n,
+      (g_get_monotonic_time () - t0) / 1000.0);
+  fail_unless_equals_int (out->len, n);
+  fail_unless_equals_int (info.n_duplicates, n);
+  for (i = 0; i < n; i++) {
+    const RcPacketResult *r = &g_array_index (out, RcPacketResult, i);
+    fail_unless_equals_uint64 (r->seq, g_array_index (out, RcPacketResult,
+            0).seq + i);
+    fail_unless_equals_uint64 (r->recv_ts, i * MS + 50 * MS);  /* the first */
+  }
+  g_array_unref (out);
+  gst_structure_free (s);
+  g_free (p);
+}
+
+GST_END_TEST;
+
 /* Every malformed shape is skipped and counted, never trusted. */
 GST_START_TEST (test_twcc_parse_malformed)
 {
@@ -386,6 +428,7 @@ primitives_suite (void)
   tcase_add_test (tc, test_owd_offset_and_jump);
   tcase_add_test (tc, test_owd_drift);
   tcase_add_test (tc, test_twcc_parse_good);
+  tcase_add_test (tc, test_twcc_parse_large_report);
   tcase_add_test (tc, test_twcc_parse_malformed);
   tcase_add_test (tc, test_twcc_parse_unusable);
   tcase_add_test (tc, test_loss_instance_drives_rate);
