@@ -59,7 +59,8 @@ const RcLinkKey rc_link_keys[RC_LINK_N_KEYS] = {
       RC_LINK_TYPE_STRING, 0},
   [RC_LINK_KEY_TRACE_FILE] = {"trace-file", "Trace file",
         "Mahimahi trace: one line per 1500-byte delivery opportunity, in "
-        "ms, non-decreasing; it loops with period = the last line", NULL,
+        "ms, non-decreasing; it loops with period = the last line (a "
+        "regular file of at most 64 MiB)", NULL,
       RC_LINK_TYPE_STRING, 0},
   /* RFC 8867 sec. 5: a bottleneck queue of 300 ms. */
   [RC_LINK_KEY_QUEUE_LIMIT_MS] = {"queue-limit-ms", "Queue limit (ms)",

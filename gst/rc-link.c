@@ -86,7 +86,11 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 #include <string.h>
 #include <stdlib.h>
 #include "rc-link.h"
@@ -1341,6 +1345,59 @@ rc_link_parse_trace (const gchar * text, guint32 ** trace_ms,
   return parsed (arr, ok, trace_ms, n_trace);
 }
 
+/* A trace file's text: a regular file of at most RC_LINK_TRACE_MAX_BYTES.
+ * A device (/dev/zero: endless) or a FIFO (blocks until a writer comes) is
+ * refused before anything is read; O_NONBLOCK keeps opening a FIFO from
+ * blocking. */
+static gchar *
+read_trace_file (const gchar * path, GError ** error)
+{
+  GStatBuf st;
+  gchar *text;
+  gsize got = 0;
+  gint fd = g_open (path, O_RDONLY | O_NONBLOCK, 0);
+
+  if (fd < 0) {
+    g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
+        "cannot read trace file %s: %s", path, g_strerror (errno));
+    return NULL;
+  }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)) {
+    g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
+        "trace file %s is not a regular file", path);
+    close (fd);
+    return NULL;
+  }
+  if (st.st_size > RC_LINK_TRACE_MAX_BYTES) {
+    g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
+        "trace file %s is %" G_GINT64_FORMAT " bytes; at most %d are read",
+        path, (gint64) st.st_size, RC_LINK_TRACE_MAX_BYTES);
+    close (fd);
+    return NULL;
+  }
+  /* One byte more than its size, to see it grow; what it grew by is not
+   * read. */
+  text = g_malloc ((gsize) st.st_size + 2);
+  while (got < (gsize) st.st_size + 1) {
+    gssize r = read (fd, text + got, (gsize) st.st_size + 1 - got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0) {
+      g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
+          "cannot read trace file %s: %s", path, g_strerror (errno));
+      g_free (text);
+      close (fd);
+      return NULL;
+    }
+    if (r == 0)
+      break;
+    got += r;
+  }
+  close (fd);
+  text[MIN (got, (gsize) st.st_size)] = '\0';
+  return text;
+}
+
 gboolean
 rc_link_load_trace (const gchar * path, guint32 ** trace_ms,
     guint * n_trace, GError ** error)
@@ -1356,12 +1413,8 @@ rc_link_load_trace (const gchar * path, guint32 ** trace_ms,
         "no trace file given");
     return FALSE;
   }
-  if (!g_file_get_contents (path, &text, NULL, &err)) {
-    g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_PARSE,
-        "cannot read trace file: %s", err->message);
-    g_error_free (err);
+  if (!(text = read_trace_file (path, error)))
     return FALSE;
-  }
   ok = rc_link_parse_trace (text, trace_ms, n_trace, &err);
   g_free (text);
   if (!ok) {

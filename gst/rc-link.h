@@ -245,6 +245,10 @@ gboolean rc_link_parse_schedule (const gchar * text, RcCapacityStep ** steps,
  * one line with a value > 0 at the end; blank lines ignored. */
 gboolean rc_link_parse_trace (const gchar * text, guint32 ** trace_ms,
     guint * n_trace, GError ** error);
+/* A trace file: a regular file of at most RC_LINK_TRACE_MAX_BYTES (64 MiB,
+ * ~9 million delivery opportunities: a minute at 1.5 Gbit/s); devices and
+ * FIFOs are refused, so /dev/zero cannot fill memory nor a FIFO block. */
+#define RC_LINK_TRACE_MAX_BYTES (64 << 20)
 gboolean rc_link_load_trace (const gchar * path, guint32 ** trace_ms,
     guint * n_trace, GError ** error);
 /* "30:32,60:63:0.5" (FROM:TO[:RATE], seconds, fractional ok; RATE a

@@ -2,7 +2,9 @@
  * capacity schedules and Mahimahi traces, delay noise without reordering,
  * loss models, seeded determinism and the parsers. Fixed times only. */
 #include <gst/check/gstcheck.h>
+#include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "rc-link.h"
@@ -1171,9 +1173,29 @@ GST_START_TEST (test_parsers_accept_and_files)
   fail_if (rc_link_load_trace (path, &t, &n, &err));
   fail_unless (strstr (err->message, path) != NULL, "%s", err->message);
   g_clear_error (&err);
+  /* Larger than the bound (sparse: no disk used): refused unread. */
+  fd = g_open (path, O_WRONLY | O_TRUNC, 0);
+  fail_unless (fd >= 0);
+  fail_unless (ftruncate (fd, RC_LINK_TRACE_MAX_BYTES + 1) == 0);
+  close (fd);
+  fail_if (rc_link_load_trace (path, &t, &n, &err));
+  fail_unless (strstr (err->message, "at most") != NULL, "%s", err->message);
+  g_clear_error (&err);
   g_unlink (path);
   fail_if (rc_link_load_trace (path, &t, &n, &err));
   fail_unless (err != NULL);
+  g_clear_error (&err);
+  /* A FIFO with no writer would block, an endless device fill memory:
+   * both are refused before a byte is read. */
+  fail_unless (mkfifo (path, 0600) == 0);
+  fail_if (rc_link_load_trace (path, &t, &n, &err));
+  fail_unless (strstr (err->message, "not a regular file") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  g_unlink (path);
+  fail_if (rc_link_load_trace ("/dev/zero", &t, &n, &err));
+  fail_unless (strstr (err->message, "not a regular file") != NULL, "%s",
+      err->message);
   g_clear_error (&err);
   g_free (path);
 
