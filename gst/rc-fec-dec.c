@@ -27,7 +27,10 @@ xor_chunk (gpointer dst, guint pos, const guint8 * data, guint len)
 #define FEC_SEEN 256
 /* Media SSRCs tracked at once: a few streams per session is the normal
  * case; the cap stops a flood of repair packets naming random SSRCs from
- * growing memory. */
+ * growing memory. When it is reached a new stream takes the place of one
+ * that only repair packets ever named (for media), else of the one idle
+ * longest if idle for more than the window: sixteen forged repair
+ * packets no longer lock every later stream out of repair. */
 #define MAX_STREAMS 16
 /* Start of the unwrapped sequence space, so it never goes below 0. */
 #define EXT_ORIGIN (G_GUINT64_CONSTANT (1) << 32)
@@ -70,6 +73,8 @@ typedef struct
   guint64 fec_seen[FEC_SEEN];   /* (ssrc << 16 | seq) + 1; 0 = free */
   guint fec_seen_pos;
   guint64 pt_seen[2];           /* media payload types seen */
+  gboolean has_media;           /* a media packet came, not only repair */
+  GstClockTime last_active;     /* last packet of either kind */
 } Stream;
 
 struct _RcFecDecoder
@@ -153,18 +158,58 @@ rc_fec_decoder_free (RcFecDecoder * dec)
   g_free (dec);
 }
 
+/* Makes room for a new stream (see MAX_STREAMS); FALSE if none may go. */
+static gboolean
+evict_stream (RcFecDecoder * dec, gboolean media, GstClockTime now)
+{
+  GHashTableIter it;
+  gpointer v;
+  Stream *victim = NULL;
+  gboolean victim_repair_only = FALSE;
+
+  g_hash_table_iter_init (&it, dec->streams);
+  while (g_hash_table_iter_next (&it, NULL, &v)) {
+    Stream *s = v;
+    gboolean repair_only = media && !s->has_media;
+    gboolean idle = GST_CLOCK_TIME_IS_VALID (now) &&
+        GST_CLOCK_TIME_IS_VALID (s->last_active) &&
+        now > s->last_active + dec->cfg.window;
+
+    if (!repair_only && !idle)
+      continue;
+    if (!victim || (repair_only && !victim_repair_only) ||
+        (repair_only == victim_repair_only &&
+            s->last_active < victim->last_active)) {
+      victim = s;
+      victim_repair_only = repair_only;
+    }
+  }
+  if (!victim)
+    return FALSE;
+  GST_DEBUG ("stream table full: SSRC %08x (%s) makes room", victim->ssrc,
+      victim_repair_only ? "only repair packets" : "idle");
+  g_hash_table_remove (dec->streams, GUINT_TO_POINTER (victim->ssrc));
+  return TRUE;
+}
+
 static Stream *
-get_stream (RcFecDecoder * dec, guint32 ssrc)
+get_stream (RcFecDecoder * dec, guint32 ssrc, gboolean media,
+    GstClockTime now)
 {
   Stream *s = g_hash_table_lookup (dec->streams, GUINT_TO_POINTER (ssrc));
 
-  if (!s && g_hash_table_size (dec->streams) >= MAX_STREAMS)
+  if (!s && g_hash_table_size (dec->streams) >= MAX_STREAMS &&
+      !evict_stream (dec, media, now))
     return NULL;
   if (!s) {
     s = g_new0 (Stream, 1);
     s->ssrc = ssrc;
+    s->last_active = GST_CLOCK_TIME_NONE;
     g_hash_table_insert (dec->streams, GUINT_TO_POINTER (ssrc), s);
   }
+  if (GST_CLOCK_TIME_IS_VALID (now))
+    s->last_active = now;
+  s->has_media |= media;
   return s;
 }
 
@@ -539,7 +584,7 @@ rc_fec_decoder_push_media_hdr (RcFecDecoder * dec, GstBuffer * buf,
   if (size - RC_FEC_RTP_HEADER_LEN > RC_FEC_MAX_PACKET)
     return RC_FEC_OLD;          /* too big to have been protected */
 
-  s = get_stream (dec, ssrc);
+  s = get_stream (dec, ssrc, TRUE, now);
   if (!s)
     return RC_FEC_OLD;          /* too many streams: passed on, unprotected */
   expire_stream (dec, s, now);
@@ -634,7 +679,7 @@ rc_fec_decoder_push_fec (RcFecDecoder * dec, GstBuffer * buf,
           info.protected_ssrc == info.fec_ssrc))
     return reject (dec, RC_FEC_REJECT_WRONG_SSRC, info.fec_seq);
 
-  s = get_stream (dec, info.protected_ssrc);
+  s = get_stream (dec, info.protected_ssrc, FALSE, now);
   if (!s)
     return reject (dec, RC_FEC_REJECT_WRONG_SSRC, info.fec_seq);
   expire_stream (dec, s, now);

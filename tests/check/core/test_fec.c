@@ -887,6 +887,78 @@ GST_END_TEST;
 
 /* ------------------------------------------ reordering, wrap, windows */
 
+
+
+/* A full stream table (sixteen media SSRCs) takes a new stream once one of
+ * them has been idle for longer than the window (1 s), and not before. */
+GST_START_TEST (test_idle_stream_makes_room)
+{
+  RcFecDecoder *dec = decoder (RC_FEC_FORMAT_FLEXFEC);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  guint i;
+
+  for (i = 0; i <= 17; i++) {
+    GstBuffer *b = media_new (100, FALSE);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    /* 0-15 fill the table at 0-15 ms; 16 comes at 0.5 s, 17 at 2 s */
+    GstClockTime t = i < 16 ? i * MS : i == 16 ? 500 * MS : 2 * GST_SECOND;
+    RcFecResult want = i == 16 ? RC_FEC_OLD : RC_FEC_OK;
+
+    fail_unless (gst_rtp_buffer_map (b, GST_MAP_WRITE, &rtp));
+    gst_rtp_buffer_set_ssrc (&rtp, 0xe0000000u + i);
+    gst_rtp_buffer_unmap (&rtp);
+    fail_unless_equals_int (rc_fec_decoder_push_media (dec, b, t, out), want);
+    gst_buffer_unref (b);
+  }
+  g_ptr_array_unref (out);
+  rc_fec_decoder_free (dec);
+}
+
+GST_END_TEST;
+
+/* Sixteen forged repair packets, each naming another protected SSRC, fill
+ * the decoder's stream table (MAX_STREAMS). A media stream that starts
+ * afterwards must still be tracked and repaired: a stream only repair
+ * packets ever named gives way to one with media. */
+GST_START_TEST (test_forged_repair_ssrcs_do_not_lock_out)
+{
+  RcFecEncoder *enc = encoder (RC_FEC_FORMAT_FLEXFEC, RC_FEC_MODE_ROW, 4, 1);
+  RcFecDecoder *dec = decoder (RC_FEC_FORMAT_FLEXFEC);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstBuffer *repair = NULL;
+  guint lost[] = { 5, G_MAXUINT };
+  Sent s;
+  guint i;
+
+  sent_init (&s);
+  encode_run (enc, 100, 12, FALSE, TRUE, &s);
+  for (i = 0; i < s.pkts->len && !repair; i++)
+    if (!g_array_index (s.is_media, gboolean, i))
+      repair = s.pkts->pdata[i];
+  fail_unless (repair != NULL);
+  for (i = 0; i < 16; i++) {
+    GstBuffer *forged = gst_buffer_copy_deep (repair);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+    fail_unless (gst_rtp_buffer_map (forged, GST_MAP_WRITE, &rtp));
+    gst_rtp_buffer_set_csrc (&rtp, 0, 0xf0000000u + i);  /* protected SSRC */
+    gst_rtp_buffer_unmap (&rtp);
+    rc_fec_decoder_push_fec (dec, forged, 0, out);
+    gst_buffer_unref (forged);
+  }
+  fail_unless_equals_int (out->len, 0);
+  /* The real stream, one packet lost: tracked and repaired. */
+  deliver (dec, &s, lost, TRUE);
+  g_ptr_array_unref (out);
+  sent_clear (&s);
+  rc_fec_encoder_free (enc);
+  rc_fec_decoder_free (dec);
+}
+
+GST_END_TEST;
+
 /* Repair sent before its media (order reversed) and media shuffled:
  * still repaired, and the late original counts as a duplicate. */
 GST_START_TEST (test_reorder_fec_first)
@@ -1483,6 +1555,8 @@ fec_suite (void)
   tc = tcase_create ("robustness");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_reorder_fec_first);
+  tcase_add_test (tc, test_forged_repair_ssrcs_do_not_lock_out);
+  tcase_add_test (tc, test_idle_stream_makes_room);
   tcase_add_test (tc, test_lookup_states);
   tcase_add_loop_test (tc, test_memory_layout_same_output, 0,
       G_N_ELEMENTS (memory_cases));
