@@ -20,6 +20,7 @@
  *
  * A jump of more than RC_OWD_JUMP (receiver restarted, clock stepped) empties
  * the history and starts again. */
+#include <math.h>
 #include "rc-owd.h"
 
 #define RC_OWD_BUCKET_SPAN (10 * GST_SECOND)
@@ -60,10 +61,15 @@ update_skew (RcOwd * o)
   }
   if (lo_b->t <= lo_a->t)
     return;
-  slope = (gdouble) (lo_b->min - lo_a->min) / (gdouble) (lo_b->t - lo_a->t);
+  /* in doubles: the minima may lie at opposite ends of gint64 */
+  slope = ((gdouble) lo_b->min - (gdouble) lo_a->min) /
+      (gdouble) (lo_b->t - lo_a->t);
   o->skew = CLAMP (slope, -RC_OWD_MAX_SKEW, RC_OWD_MAX_SKEW);
 }
 
+/* The base carried to t along the skew. Raw delays span the whole gint64
+ * range (times below 2^63 either way round), so the sum saturates instead
+ * of overflowing. */
 static gint64
 base_at (RcOwd * o, GstClockTime t)
 {
@@ -72,7 +78,16 @@ base_at (RcOwd * o, GstClockTime t)
 
   for (i = 0; i < o->len; i++) {
     RcOwdBucket *b = bucket_at (o, i);
-    gint64 carried = b->min + (gint64) (o->skew * ((gdouble) t - b->t));
+    /* |skew| <= 250 ppm: at most ~4.6e15 over any span of times */
+    gint64 adj = (gint64) (o->skew * ((gdouble) t - b->t));
+    gint64 carried;
+
+    if (adj > 0 && b->min > G_MAXINT64 - adj)
+      carried = G_MAXINT64;
+    else if (adj < 0 && b->min < G_MININT64 - adj)
+      carried = G_MININT64;
+    else
+      carried = b->min + adj;
     base = MIN (base, carried);
   }
   return base;
@@ -89,7 +104,8 @@ rc_owd_sample (RcOwd * o, GstClockTime send_ts, GstClockTime recv_ts,
 
   if (o->len > 0) {
     base = base_at (o, send_ts);
-    if (raw - base > (gint64) RC_OWD_JUMP || base - raw > (gint64) RC_OWD_JUMP) {
+    /* |raw - base| in doubles: both may be anywhere in gint64. */
+    if (fabs ((gdouble) raw - (gdouble) base) > (gdouble) RC_OWD_JUMP) {
       o->len = 0;
       o->head = 0;
       o->skew = 0;
@@ -114,7 +130,9 @@ rc_owd_sample (RcOwd * o, GstClockTime send_ts, GstClockTime recv_ts,
   }
 
   base = base_at (o, send_ts);
-  *delta_s = raw > base ? (gdouble) (raw - base) / GST_SECOND : 0.0;
+  /* raw > base: their difference fits a guint64 */
+  *delta_s = raw > base ?
+      (gdouble) ((guint64) raw - (guint64) base) / GST_SECOND : 0.0;
   return res;
 }
 

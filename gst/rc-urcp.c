@@ -277,7 +277,7 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
       u->raw0 = raw;
       u->have_raw0 = TRUE;
     }
-    raw_s = (gdouble) (raw - u->raw0) / GST_SECOND;
+    raw_s = ((gdouble) raw - (gdouble) u->raw0) / GST_SECOND;   /* no overflow */
     u->packets_acked++;
     n_recv++;
     sum += delta;

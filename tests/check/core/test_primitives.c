@@ -168,6 +168,26 @@ GST_START_TEST (test_owd_offset_and_jump)
 
 GST_END_TEST;
 
+/* Times at the ends of what TWCC parsing lets through (below 2^63): the raw
+ * delay swings from +2^63 to -2^63, a jump, detected as one. The integer
+ * difference used to wrap to 2 ns and pass as no jump at all. */
+GST_START_TEST (test_owd_extreme_times)
+{
+  const GstClockTime top = (GstClockTime) G_MAXINT64;
+  RcOwd o;
+  gdouble d = -1;
+
+  rc_owd_init (&o);
+  fail_unless_equals_int (rc_owd_sample (&o, 0, top, &d), RC_OWD_OK);
+  fail_unless_equals_float (d, 0.0);
+  fail_unless_equals_int (rc_owd_sample (&o, top, 0, &d), RC_OWD_RESET);
+  fail_unless_equals_float (d, 0.0);
+  fail_unless_equals_int (rc_owd_sample (&o, top, 20 * MS, &d), RC_OWD_OK);
+  fail_unless (fabs (d - 0.020) < 1e-6, "delta %f", d);
+}
+
+GST_END_TEST;
+
 /* A receiver clock 100 ppm fast: after 10 minutes an all-time minimum would
  * show 60 ms of phantom delay; the drift-following base shows ~none. */
 GST_START_TEST (test_owd_drift)
@@ -426,6 +446,7 @@ primitives_suite (void)
   tcase_add_test (tc, test_pacer_burst_within_bound);
   tcase_add_test (tc, test_seq_unwrap);
   tcase_add_test (tc, test_owd_offset_and_jump);
+  tcase_add_test (tc, test_owd_extreme_times);
   tcase_add_test (tc, test_owd_drift);
   tcase_add_test (tc, test_twcc_parse_good);
   tcase_add_test (tc, test_twcc_parse_large_report);
