@@ -589,6 +589,15 @@ rc_fec_decoder_push_media_hdr (RcFecDecoder * dec, GstBuffer * buf,
     return RC_FEC_OLD;          /* too many streams: passed on, unprotected */
   expire_stream (dec, s, now);
   ext = unwrap (s, seq);
+  if (s->started && ext < s->tail && !s->released &&
+      s->highest - ext < WIN / 2) {
+    /* Reordered at the very start of the stream (101 before 100): nothing
+     * was forgotten yet, so the window grows back to it, as for a repair
+     * packet's base. Passed on unstored, a repair would later rebuild it
+     * and it would leave twice. */
+    while (s->tail > ext)
+      slot_expect (s, --s->tail, now);
+  }
   if (s->started && ext < s->tail)
     return RC_FEC_OLD;
   if (s->started && ext <= s->highest) {

@@ -889,6 +889,50 @@ GST_END_TEST;
 
 
 
+
+/* Reordered at the very start (101, 100, 102, 103, then the row's repair),
+ * in both formats: 100 is kept, not passed on as older than the window,
+ * so the repair finds nothing missing and nothing leaves twice. */
+GST_START_TEST (test_reorder_at_stream_start)
+{
+  RcFecFormat formats[] = { RC_FEC_FORMAT_FLEXFEC, RC_FEC_FORMAT_ULPFEC };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    RcFecEncoder *enc = encoder (formats[f], RC_FEC_MODE_ROW, 4, 1);
+    RcFecDecoder *dec = decoder (formats[f]);
+    GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+        gst_buffer_unref);
+    guint order[] = { 1, 0, 2, 3 };
+    RcFecDecoderStats st;
+    GstBuffer *repair = NULL;
+    Sent s;
+    guint i;
+
+    sent_init (&s);
+    encode_run (enc, 100, 4, FALSE, TRUE, &s);
+    for (i = 0; i < s.pkts->len && !repair; i++)
+      if (!g_array_index (s.is_media, gboolean, i))
+        repair = s.pkts->pdata[i];
+    fail_unless (repair != NULL);
+    for (i = 0; i < G_N_ELEMENTS (order); i++)
+      fail_unless_equals_int (rc_fec_decoder_push_media (dec,
+              s.media->pdata[order[i]], i * MS, out), RC_FEC_OK);
+    fail_unless_equals_int (rc_fec_decoder_push_fec (dec, repair, 5 * MS,
+            out), RC_FEC_OK);
+    fail_unless_equals_int (out->len, 0);
+    rc_fec_decoder_get_stats (dec, &st);
+    fail_unless_equals_uint64 (st.recovered, 0);
+    fail_unless_equals_uint64 (st.media_received, 4);
+    g_ptr_array_unref (out);
+    sent_clear (&s);
+    rc_fec_encoder_free (enc);
+    rc_fec_decoder_free (dec);
+  }
+}
+
+GST_END_TEST;
+
 /* A full stream table (sixteen media SSRCs) takes a new stream once one of
  * them has been idle for longer than the window (1 s), and not before. */
 GST_START_TEST (test_idle_stream_makes_room)
@@ -1556,6 +1600,7 @@ fec_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_reorder_fec_first);
   tcase_add_test (tc, test_forged_repair_ssrcs_do_not_lock_out);
+  tcase_add_test (tc, test_reorder_at_stream_start);
   tcase_add_test (tc, test_idle_stream_makes_room);
   tcase_add_test (tc, test_lookup_states);
   tcase_add_loop_test (tc, test_memory_layout_same_output, 0,
