@@ -484,6 +484,26 @@ classify_locked (GstUrcpSender * self, GstBuffer * buf)
   return kind;
 }
 
+/* The pacing queue's bound. max-queue-time keeps it short while packets can
+ * leave; when downstream blocks (or no clock runs) nothing leaves, and
+ * without a bound it grew to 100k packets, 196 MB. At the bound the chain
+ * function waits, so upstream blocks as it would behind any full queue;
+ * nothing is dropped. 8192 packets is 0.8 s at 100 Mbit/s of 1200-byte
+ * packets, far above max-queue-time's reach at any rate we pace. */
+#define QUEUE_MAX_PACKETS 8192
+#define QUEUE_MAX_BYTES (16 << 20)
+
+static gboolean
+queue_full_locked (GstUrcpSender * self)
+{
+  guint packets = 0;
+  guint64 bytes = 0;
+
+  rc_sender_queue_info (self->sender, GST_CLOCK_TIME_NONE, &packets, &bytes,
+      NULL);
+  return packets >= QUEUE_MAX_PACKETS || bytes >= QUEUE_MAX_BYTES;
+}
+
 static GstFlowReturn
 gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 {
@@ -515,7 +535,12 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     return gst_pad_push (self->srcpad, buf);
   }
 
-  ret = self->srcresult;
+  while (self->srcresult == GST_FLOW_OK && self->sender &&
+      queue_full_locked (self)) {
+    GST_DEBUG_OBJECT (self, "pacing queue full: waiting for it to drain");
+    g_cond_wait (&self->space_cond, &self->ctrl_lock);
+  }
+  ret = self->sender ? self->srcresult : GST_FLOW_FLUSHING;
   if (ret == GST_FLOW_OK) {
     rc_sender_push (self->sender, buf, size, kind, now);
     g_cond_signal (&self->queue_cond);
@@ -567,6 +592,7 @@ gst_urcp_sender_loop (GstUrcpSender * self)
     gst_object_unref (clock);
 
   item = rc_sender_pop (self->sender, now, &kind, NULL);
+  g_cond_signal (&self->space_cond);
   if (!item) {
     g_mutex_unlock (&self->ctrl_lock);
     return;
@@ -578,6 +604,7 @@ gst_urcp_sender_loop (GstUrcpSender * self)
       gst_pad_push_event (self->srcpad, ev);
       g_mutex_lock (&self->ctrl_lock);
       self->srcresult = GST_FLOW_EOS;
+      g_cond_broadcast (&self->space_cond);
       goto pause;
     }
     gst_pad_push_event (self->srcpad, ev);
@@ -592,6 +619,7 @@ gst_urcp_sender_loop (GstUrcpSender * self)
   if (ret != GST_FLOW_OK) {
     g_mutex_lock (&self->ctrl_lock);
     self->srcresult = ret;
+    g_cond_broadcast (&self->space_cond);
     if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) {
       g_mutex_unlock (&self->ctrl_lock);
       GST_ELEMENT_FLOW_ERROR (self, ret);
@@ -625,6 +653,7 @@ set_flushing (GstUrcpSender * self, gboolean flushing)
     if (self->clock_id)
       gst_clock_id_unschedule (self->clock_id);
     g_cond_signal (&self->queue_cond);
+    g_cond_broadcast (&self->space_cond);
   } else {
     clear_queue_locked (self);
     self->srcresult = GST_FLOW_OK;
@@ -1037,6 +1066,7 @@ gst_urcp_sender_finalize (GObject * object)
   g_mutex_clear (&self->ctrl_lock);
   g_mutex_clear (&self->enc_lock);
   g_cond_clear (&self->queue_cond);
+  g_cond_clear (&self->space_cond);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1210,6 +1240,7 @@ gst_urcp_sender_init (GstUrcpSender * self)
   g_mutex_init (&self->ctrl_lock);
   g_mutex_init (&self->enc_lock);
   g_cond_init (&self->queue_cond);
+  g_cond_init (&self->space_cond);
   self->media_pt = -1;
   self->actions = g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
   self->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));

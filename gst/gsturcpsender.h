@@ -29,6 +29,7 @@ struct _GstUrcpSender
   /* the sender session and the streaming state (ctrl_lock) */
   GMutex ctrl_lock;
   GCond queue_cond;
+  GCond space_cond;             /* the pacing queue fell below its bound */
   RcSender *sender;             /* items: GstBuffer or serialized GstEvent */
   GArray *actions;              /* scratch: RcSenderAction */
   gboolean flushing;

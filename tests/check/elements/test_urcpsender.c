@@ -969,6 +969,65 @@ GST_START_TEST (test_pacing_queue_bound)
 
 GST_END_TEST;
 
+/* Nothing can leave (the test clock does not run, as when downstream
+ * blocks): the pacing queue stops at its bound (8192 packets) and the
+ * chain function blocks upstream, without dropping; a flush releases it. */
+typedef struct
+{
+  GstHarness *h;
+  guint n;
+  gint pushed;                  /* atomic */
+  GstFlowReturn last;
+} Pusher;
+
+static gpointer
+push_many (gpointer data)
+{
+  Pusher *p = data;
+  guint i;
+
+  for (i = 0; i < p->n; i++) {
+    p->last = gst_harness_push (p->h, rtp_buffer_new (i, 200));
+    if (p->last != GST_FLOW_OK)
+      break;
+    g_atomic_int_inc (&p->pushed);
+  }
+  return NULL;
+}
+
+GST_START_TEST (test_pacing_queue_blocks_upstream)
+{
+  const guint bound = 8192;
+  GstHarness *h = sender_harness_new (CAPS_TWCC, NULL);
+  Pusher p = { h, bound + 100, 0, GST_FLOW_OK };
+  GThread *t;
+  gint before = -1, now, stable = 0, waited;
+
+  t = g_thread_new ("pusher", push_many, &p);
+  /* Until the count stops moving for 200 ms (at most 20 s). */
+  for (waited = 0; stable < 20 && waited < 2000; waited++) {
+    g_usleep (10000);
+    now = g_atomic_int_get (&p.pushed);
+    stable = now == before ? stable + 1 : 0;
+    before = now;
+  }
+  /* The first packet leaves at once; then the queue fills to the bound
+   * and the next push waits. */
+  fail_unless_equals_int (stats_uint (h->element, "pacing-queue-packets"),
+      bound);
+  fail_unless_equals_int (g_atomic_int_get (&p.pushed),
+      bound + gst_harness_buffers_in_queue (h));
+  fail_unless (g_atomic_int_get (&p.pushed) < (gint) p.n);
+  /* A flush lets the blocked push return. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  g_thread_join (t);
+  fail_unless_equals_int (p.last, GST_FLOW_FLUSHING);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Serialized events keep their place among paced buffers; after EOS the
  * element refuses data. */
 GST_START_TEST (test_pacing_eos_after_buffers)
@@ -1855,6 +1914,7 @@ urcpsender_suite (void)
   tcase_add_test (tc, test_pacing_spreads_burst);
   tcase_add_test (tc, test_pacing_rate_small_burst);
   tcase_add_test (tc, test_pacing_queue_bound);
+  tcase_add_test (tc, test_pacing_queue_blocks_upstream);
   tcase_add_test (tc, test_pacing_eos_after_buffers);
   tcase_add_test (tc, test_pacing_flush);
   tcase_add_test (tc, test_pacing_teardown_while_waiting);
