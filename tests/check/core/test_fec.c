@@ -164,6 +164,19 @@ encode_run (RcFecEncoder * enc, guint16 first_seq, guint n, gboolean extras,
   g_ptr_array_unref (out);
 }
 
+/* The first repair packet of a sent stream. */
+static GstBuffer *
+first_repair (Sent * s)
+{
+  guint i;
+
+  for (i = 0; i < s->pkts->len; i++)
+    if (!g_array_index (s->is_media, gboolean, i))
+      return s->pkts->pdata[i];
+  fail_unless (FALSE, "no repair packet sent");
+  return NULL;
+}
+
 /* Delivers the sent stream minus the media indices in `lost` (a
  * G_MAXUINT-terminated list) and checks that every lost packet comes back
  * exactly; returns the number recovered. */
@@ -911,10 +924,7 @@ GST_START_TEST (test_reorder_at_stream_start)
 
     sent_init (&s);
     encode_run (enc, 100, 4, FALSE, TRUE, &s);
-    for (i = 0; i < s.pkts->len && !repair; i++)
-      if (!g_array_index (s.is_media, gboolean, i))
-        repair = s.pkts->pdata[i];
-    fail_unless (repair != NULL);
+    repair = first_repair (&s);
     for (i = 0; i < G_N_ELEMENTS (order); i++)
       fail_unless_equals_int (rc_fec_decoder_push_media (dec,
               s.media->pdata[order[i]], i * MS, out), RC_FEC_OK);
@@ -978,10 +988,7 @@ GST_START_TEST (test_forged_repair_ssrcs_do_not_lock_out)
 
   sent_init (&s);
   encode_run (enc, 100, 12, FALSE, TRUE, &s);
-  for (i = 0; i < s.pkts->len && !repair; i++)
-    if (!g_array_index (s.is_media, gboolean, i))
-      repair = s.pkts->pdata[i];
-  fail_unless (repair != NULL);
+  repair = first_repair (&s);
   for (i = 0; i < 16; i++) {
     GstBuffer *forged = gst_buffer_copy_deep (repair);
     GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
