@@ -921,7 +921,7 @@ class Runner(rp.Timeline):
                   "one during the run: TCP times are off by up to that", file=sys.stderr)
         realtime["clock_drift_ms"] = round(drift / 1e6, 3)
         rp.write_packet_log(path, f"kbench {self.scen.path}, seed {self.seed}",
-                            self.skipped, lines + self.target_lines)
+                            self.skipped, lines + self.state_lines)
         return realtime
 
 

@@ -63,12 +63,17 @@ sim_encoder_free (SimEncoder * e)
   g_free (e);
 }
 
+/* A calibrated model's content ceiling, bit/s at the source's size. */
+static gdouble
+model_ceiling (SimEncoder * e)
+{
+  return e->cfg.model->ceiling_bpp * e->pixels * e->cfg.fps;
+}
+
 gdouble
 sim_encoder_rate (SimEncoder * e)
 {
-  const SimEncoderModel *m = e->cfg.model;
-
-  return m ? MIN (e->rate, m->ceiling_bpp * e->pixels * e->cfg.fps) : e->rate;
+  return e->cfg.model ? MIN (e->rate, model_ceiling (e)) : e->rate;
 }
 
 /* The model rcsim started with: RFC 8867 sec. 4's ~100 ms to follow a new
@@ -130,7 +135,7 @@ model_frame (SimEncoder * e, gdouble target, gboolean force_key,
    * buffer fills at the configured bandwidth, while the frames follow the
    * encoder's lagging rate: after a cut the encoder over-spends for a
    * while and then pays it back with small or dropped frames. */
-  ceiling = m->ceiling_bpp * e->pixels * fps;
+  ceiling = model_ceiling (e);
   nominal = MIN (e->rate, ceiling) / fps;
   earn = MIN (target, ceiling) / fps;
   floor_bits = m->floor_bpp * e->pixels;

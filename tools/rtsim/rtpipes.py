@@ -507,7 +507,7 @@ class Timeline:
         self.events = []
         self.loop = None
         self.signal = None
-        self.target_lines = []      # (t ns, "target ..." / "frame ...") for the log
+        self.state_lines = []       # (t ns, a `target` or `frame` line) for the log
 
     def log_target(self, flow):
         """From now to the end, the media flow's controller target every
@@ -521,7 +521,7 @@ class Timeline:
 
         def sample():
             t = self.now()
-            self.target_lines.append((t, f"target {flow.index} {t} {int(rc.get_property(prop))}"))
+            self.state_lines.append((t, f"target {flow.index} {t} {int(rc.get_property(prop))}"))
             return True
         sample()
         GLib.timeout_add(TARGET_SAMPLE_MS, sample)
@@ -551,7 +551,7 @@ class Timeline:
             if t == Gst.CLOCK_TIME_NONE or t > (1 << 62):
                 return Gst.PadProbeReturn.OK        # outside the segment
             key = 0 if buf.has_flags(Gst.BufferFlags.DELTA_UNIT) else 1
-            self.target_lines.append(
+            self.state_lines.append(
                 (t, f"frame {flow.index} {t} {buf.get_size()} {key}"))
             return Gst.PadProbeReturn.OK
         enc.get_static_pad("src").add_probe(

@@ -306,7 +306,7 @@ class Runner(rp.Timeline):
         """The packet log (docs/metrics.md, "Packet log")."""
         rp.write_packet_log(path, f"rtsim {self.scen.path}, seed {self.seed}", self.scen.skipped,
                             [line for tap in self.taps for line in tap.lines()] +
-                            self.target_lines)
+                            self.state_lines)
 
 
 def main():
