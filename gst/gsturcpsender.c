@@ -1181,7 +1181,9 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
   g_object_class_install_property (gobject_class, PROP_MAX_QUEUE_TIME,
       g_param_spec_uint64 ("max-queue-time", "Maximum pacing queue time",
           "Longest a packet may wait in the pacing queue (ns); a burst too "
-          "big for the pacing rate is spread over this time, never dropped",
+          "big for the pacing rate is spread over this time, never dropped. "
+          "If nothing can leave (downstream blocks), the queue stops at 8192 "
+          "packets or 16 MiB and blocks upstream",
           GST_MSECOND, 10 * GST_SECOND, def.max_queue_time, rw));
   g_object_class_install_property (gobject_class, PROP_ENCODER,
       g_param_spec_object ("encoder", "Encoder",
