@@ -63,10 +63,22 @@
  *   rtpbin.send_rtcp_src_0 ! udpsink host=127.0.0.1 port=5005 sync=false async=false
  * ]|
  *
+ * ## Circuit breaker
+ * When, while media is sent, nothing confirms for 15 s that any of it
+ * reaches the receiver (RFC 8083: no report, or reports that show no new
+ * packets), the element drops the target to #GstUrcpSender:min-bitrate,
+ * lets no more than twice that rate through, and posts a warning and an
+ * element message named `urcpsender-circuit-breaker` with the fields
+ * `tripped` (TRUE), `reason`, `silence` (ns), `rate-before` and `floor`
+ * (bit/s) and `trips`. When media is confirmed again the same message comes
+ * with `tripped` FALSE (and `silence` 0), and the target climbs back,
+ * doubling every 500 ms. #GstUrcpSender:circuit-breaker turns it off.
+ *
  * ## Statistics
  * The #GstUrcpSender:stats structure has, from the sender session:
  * `controller`, `state` (the controller's phase, e.g. startup-low,
- * startup-ramp, steady; or hold and backoff while feedback is missing),
+ * startup-ramp, steady; or hold and backoff while feedback is missing,
+ * recover when it is back, circuit-breaker when that has tripped),
  * `reason` (why the rate is what it is), `target-bitrate` (the session's
  * current decision; the #GstUrcpSender:target-bitrate property is the value
  * last handed to the encoder, which follows it within 2 % or 1 s),
@@ -74,7 +86,9 @@
  * packets from a fecenc upstream, told apart by their SSRC or payload type),
  * `twcc-events`, `twcc-rejected` (malformed
  * entries), `rr-reports`, `pacing-queue-packets`, `pacing-queue-bytes`,
- * `pacing-queue-ms`; from the element: `encoder` (name or empty); and the
+ * `pacing-queue-ms`, `circuit-breaker-trips`, `circuit-breaker-dropped`
+ * (packets not admitted while tripped); from the element: `encoder` (name
+ * or empty); and the
  * controller's own fields. URCP and UM: `delay-bitrate` and `loss-bitrate`
  * (the two instances, bit/s), `r-max` (learned capacity, bit/s), `r-ave`
  * (bit/s), `delta-min-ms` (learned delay noise), `delta-ave-ms`, `k0`
@@ -109,6 +123,7 @@ enum
   PROP_PACING,
   PROP_PACING_FACTOR,
   PROP_MAX_QUEUE_TIME,
+  PROP_CIRCUIT_BREAKER,
   PROP_ENCODER,
   PROP_CONFIGURE_ENCODER,
   PROP_TARGET_BITRATE,
@@ -235,8 +250,40 @@ poll_locked (GstUrcpSender * self, GstClockTime now, RcSenderAction * out,
   return n;
 }
 
-/* rc_sender_poll() gives at most one action of each of its three kinds. */
-#define MAX_ACTIONS 4
+/* rc_sender_poll() gives at most one action of each of its kinds. */
+#define MAX_ACTIONS 6
+
+/* The circuit breaker tripped or reset: a warning for people (gst-launch
+ * prints it) and an element message for applications. */
+static void
+post_breaker (GstUrcpSender * self, gboolean tripped)
+{
+  RcSenderBreaker b = { 0 };
+  GstStructure *st;
+
+  g_mutex_lock (&self->ctrl_lock);
+  if (self->sender)
+    rc_sender_get_breaker (self->sender, &b);
+  g_mutex_unlock (&self->ctrl_lock);
+  if (tripped)
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("Circuit breaker: nothing has shown for %.0f s that media reaches "
+            "the receiver; sending at %" G_GUINT64_FORMAT " kbit/s until it "
+            "does.", (gdouble) b.silent / GST_SECOND, b.floor / 1000),
+        ("%s (RFC 8083). The rate was %" G_GUINT64_FORMAT " bit/s. Check "
+            "that RTCP (and transport-wide-cc feedback) comes back to the "
+            "sender's rtpbin, and that the receiver gets the media.",
+            b.reason ? b.reason : "", b.rate_before));
+  st = gst_structure_new ("urcpsender-circuit-breaker",
+      "tripped", G_TYPE_BOOLEAN, tripped,
+      "reason", G_TYPE_STRING, tripped && b.reason ? b.reason : "",
+      "silence", G_TYPE_UINT64, (guint64) b.silent,
+      "rate-before", G_TYPE_UINT64, b.rate_before,
+      "floor", G_TYPE_UINT64, b.floor,
+      "trips", G_TYPE_UINT, b.trips, NULL);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), st));
+}
 
 static void
 carry_out (GstUrcpSender * self, const RcSenderAction * a, guint n)
@@ -292,6 +339,10 @@ carry_out (GstUrcpSender * self, const RcSenderAction * a, guint n)
                 "arrived. Put extmap-N=(string)\"%s\" in the RTP caps on both "
                 "sides and make sure RTCP flows back to the sender's rtpbin.",
                 RC_TWCC_EXT_URI));
+        break;
+      case RC_SENDER_BREAKER_TRIPPED:
+      case RC_SENDER_BREAKER_RESET:
+        post_breaker (self, a[i].kind == RC_SENDER_BREAKER_TRIPPED);
         break;
     }
   }
@@ -523,6 +574,13 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     return GST_FLOW_FLUSHING;
   }
   kind = classify_locked (self, buf);
+  if (!rc_sender_admit (self->sender, size, kind, now)) {
+    /* The circuit breaker has tripped and this is above its floor. */
+    g_mutex_unlock (&self->ctrl_lock);
+    GST_LOG_OBJECT (self, "circuit breaker: dropping %u bytes", size);
+    gst_buffer_unref (buf);
+    return GST_FLOW_OK;
+  }
   pacing = rc_sender_get_config (self->sender)->pacing;
   /* Without a clock (not playing) there is no time to pace on: pass it. */
   if (!pacing || !GST_CLOCK_TIME_IS_VALID (now)) {
@@ -969,6 +1027,9 @@ gst_urcp_sender_set_property (GObject * object, guint prop_id,
     case PROP_MAX_QUEUE_TIME:
       self->cfg.max_queue_time = g_value_get_uint64 (value);
       break;
+    case PROP_CIRCUIT_BREAKER:
+      self->cfg.circuit_breaker = g_value_get_boolean (value);
+      break;
     case PROP_ENCODER:
       gst_clear_object (&self->encoder_prop);
       self->encoder_prop = g_value_dup_object (value);
@@ -1034,6 +1095,9 @@ gst_urcp_sender_get_property (GObject * object, guint prop_id,
       break;
     case PROP_MAX_QUEUE_TIME:
       g_value_set_uint64 (value, self->cfg.max_queue_time);
+      break;
+    case PROP_CIRCUIT_BREAKER:
+      g_value_set_boolean (value, self->cfg.circuit_breaker);
       break;
     case PROP_ENCODER:
       g_value_set_object (value, self->encoder_prop);
@@ -1185,6 +1249,14 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
           "If nothing can leave (downstream blocks), the queue stops at 8192 "
           "packets or 16 MiB and blocks upstream",
           GST_MSECOND, 10 * GST_SECOND, def.max_queue_time, rw));
+  g_object_class_install_property (gobject_class, PROP_CIRCUIT_BREAKER,
+      g_param_spec_boolean ("circuit-breaker", "Circuit breaker",
+          "RFC 8083 circuit breaker: when nothing confirms for 15 s (3 RTCP "
+          "intervals, at least 5 s each) that media reaches the receiver, "
+          "drop to min-bitrate, discard media above twice that rate, and "
+          "post a warning and a 'urcpsender-circuit-breaker' element message; "
+          "recover when media is confirmed again",
+          def.circuit_breaker, rw));
   g_object_class_install_property (gobject_class, PROP_ENCODER,
       g_param_spec_object ("encoder", "Encoder",
           "Encoder whose bitrate to set; NULL: find it upstream",

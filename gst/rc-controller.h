@@ -73,11 +73,12 @@ typedef struct
    * at the first poll at or after each tick time, with that poll's `now`.
    * For timers of the controller's own. */
   void (*on_tick) (RcController * c, GstClockTime now);
-  /* The sender session cannot let the rate exceed `bps` (feedback is
-   * missing and it is backing off). Lower your rate and whatever your
-   * next decision starts from to at most `bps`. If NULL, the session only
-   * caps the decision, and the controller resumes its own rate when
-   * feedback returns. */
+  /* The sender session is climbing back after missing feedback (it only
+   * capped the decision meanwhile) and the controller cut its rate on the
+   * way, so it saw congestion: lower your rate and whatever your next
+   * decision starts from to at most `bps`, what is being sent. If NULL,
+   * the session keeps capping the decision until its ramp meets the
+   * controller's rate. */
   void (*limit_rate) (RcController * c, guint64 bps, GstClockTime now);
   RcDecision (*get_decision) (RcController * c);
   /* The controller's learned parameters and counters, newly allocated;

@@ -38,6 +38,42 @@ GST_DEBUG_CATEGORY_STATIC (rc_sender_debug);
  * missing feedback. */
 #define REPORT_INTERVAL_GUESS (5 * GST_SECOND)
 #define BACKOFF_HALVING (1 * GST_SECOND)
+/* Feedback back after a back-off (or media confirmed again after a trip):
+ * the cap starts where the rate was and doubles every RECOVERY_DOUBLING up
+ * to the controller's own rate, which the outage did not lower. Half a
+ * second is two feedback-and-encoder round trips at usual RTTs (vp8enc
+ * follows a new target within ~100 ms, RFC 8867 sec. 4), and reaches any
+ * rate in the default range (50 kbit/s to 20 Mbit/s: 8.6 doublings) within
+ * 4.3 s, so a sender is back at 90 % of its earlier rate within 5 s (the
+ * goal set after defect 8 of the hostile-input issue: 4.5 s real, 26 s in
+ * rcsim while the outage lowered the controller itself). If the controller
+ * lowers its rate on the way (it saw congestion), the ramp ends there. */
+#define RECOVERY_DOUBLING (500 * GST_MSECOND)
+/* In quarter steps (x1.19 every 125 ms), so the encoder is not given a new
+ * target on every packet. */
+#define RECOVERY_SUBSTEPS 4
+/* The controller cut its rate by this much during the recovery: congestion.
+ * Smaller moves are not: URCP's rate drifts a few per cent while the queue
+ * is empty (-5 % in the first second after rcsim's feedback-blackout.ini). */
+#define RECOVERY_CONGESTED 0.8
+
+/* RFC 8083 circuit breaker. Sec. 4.1 (RTCP timeout): no report on the media
+ * stream for three deterministic RTCP intervals Td, computed with the fixed
+ * minimum Tmin = 5 s; sec. 4.2 (media timeout): reports come, but the
+ * extended highest sequence number in them stops growing, for the same
+ * time. Transport-wide feedback is RTCP too (RTPFB), and a result marked
+ * received is the per-packet form of a growing sequence number, so one
+ * rule covers both kinds of peer: media sent and nothing confirming that
+ * any of it arrived for CB_INTERVALS x max(Tmin, the measured report
+ * interval). Sec. 4.5 asks the sender to cease; we drop to a floor
+ * (min-bitrate) instead, because only media sent can bring the feedback
+ * that shows the path is back (a receiver reports on the sources it hears,
+ * RFC 3550 sec. 6.4). */
+#define CB_TMIN (5 * GST_SECOND)
+#define CB_INTERVALS 3
+/* While tripped: admission at twice the floor, one second deep (see
+ * rc_sender_admit()). */
+#define CB_ADMIT_FACTOR 2.0
 
 typedef struct
 {
@@ -83,7 +119,29 @@ struct _RcSender
   GstClockTime backoff_start;
   guint64 backoff_from;
   guint64 backoff_cap;
+  guint64 recover_cap;
   gboolean warned_no_feedback;
+  GstClockTime recover_start;
+  guint64 recover_from;         /* the cap when the recovery began */
+  guint64 recover_ref;          /* the controller's rate then */
+
+  /* circuit breaker */
+  GstClockTime last_report;     /* a report on the stream arrived */
+  GstClockTime last_rr;
+  GstClockTime rr_interval_avg;
+  guint32 rr_highest;
+  gboolean have_rr_highest;
+  GstClockTime undelivered_since;       /* first packet sent after the last
+                                         * sign that media arrived */
+  gboolean tripped;
+  const gchar *trip_reason;
+  GstClockTime silent;
+  guint64 trip_rate;
+  guint trips;
+  gdouble admit_tokens;         /* bits */
+  GstClockTime admit_last;
+  guint64 breaker_dropped;
+  gint breaker_event;           /* for the next poll: +1 tripped, -1 reset */
 
   /* ticks and publishing */
   GstClockTime next_tick;
@@ -101,6 +159,7 @@ rc_sender_config_init (RcSenderConfig * cfg)
   cfg->pacing = TRUE;
   cfg->pacing_factor = DEFAULT_PACING_FACTOR;
   cfg->max_queue_time = DEFAULT_MAX_QUEUE_TIME;
+  cfg->circuit_breaker = TRUE;
 }
 
 void
@@ -146,6 +205,8 @@ rc_sender_new (const RcSenderConfig * cfg, GError ** error)
   s->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
   s->last_twcc = GST_CLOCK_TIME_NONE;
   s->first_sent = s->last_feedback = s->unacked_since = GST_CLOCK_TIME_NONE;
+  s->last_report = s->last_rr = s->undelivered_since = GST_CLOCK_TIME_NONE;
+  s->admit_last = GST_CLOCK_TIME_NONE;
   s->reports_only = TRUE;
   s->media_pt = -1;
   s->next_tick = GST_CLOCK_TIME_NONE;
@@ -233,6 +294,22 @@ rc_sender_get_decision (RcSender * s)
       d.phase = "backoff";
       d.reason = "no feedback: backing off";
       break;
+    case RC_SENDER_FEEDBACK_RECOVER:
+      if (d.media_bps > s->recover_cap) {
+        d.media_bps = s->recover_cap;
+        d.phase = "recover";
+        d.reason = "feedback is back: returning to the rate before the outage";
+      }
+      break;
+    case RC_SENDER_FEEDBACK_TRIPPED:
+      break;
+  }
+  if (s->tripped) {
+    d.media_bps = MIN (d.media_bps, s->cfg.limits.min_bps);
+    d.fec_bps = 0;
+    d.pacing_bps = 0;
+    d.phase = "circuit-breaker";
+    d.reason = s->trip_reason;
   }
   return d;
 }
@@ -267,10 +344,65 @@ rc_sender_get_fec_rate (RcSender * s)
 RcSenderFeedbackState
 rc_sender_get_feedback_state (RcSender * s)
 {
-  return s->fb_state;
+  return s->tripped ? RC_SENDER_FEEDBACK_TRIPPED : s->fb_state;
+}
+
+/* 3 Td. Td is Tmin (5 s) for every peer at video rates (RTCP's 5 % share
+ * of 50 kbit/s already allows a report every 0.3 s). Report intervals are
+ * drawn from [0.5, 1.5] Td (RFC 3550 sec. 6.3.1), so a measured mean a
+ * little over 5 s is that spread, not a longer Td; only a mean above
+ * 1.5 Tmin, which a 5 s Td cannot give, is taken for the peer's Td. */
+static GstClockTime
+breaker_timeout (RcSender * s)
+{
+  GstClockTime td = s->rr_interval_avg > CB_TMIN * 3 / 2 ?
+      s->rr_interval_avg : CB_TMIN;
+  return CB_INTERVALS * td;
+}
+
+void
+rc_sender_get_breaker (RcSender * s, RcSenderBreaker * out)
+{
+  out->tripped = s->tripped;
+  out->reason = s->trip_reason;
+  out->timeout = breaker_timeout (s);
+  out->silent = s->silent;
+  out->rate_before = s->trip_rate;
+  out->floor = s->cfg.limits.min_bps;
+  out->trips = s->trips;
+  out->dropped_packets = s->breaker_dropped;
 }
 
 /* ----------------------------------------------------------------- pacing */
+
+static void breaker_check (RcSender * s, GstClockTime now);
+
+gboolean
+rc_sender_admit (RcSender * s, guint size, RcSenderItemKind kind,
+    GstClockTime now)
+{
+  gdouble rate, depth;
+
+  if (GST_CLOCK_TIME_IS_VALID (now))
+    breaker_check (s, now);
+  if (!s->tripped || kind == RC_SENDER_ITEM_MARKER ||
+      !GST_CLOCK_TIME_IS_VALID (now))
+    return TRUE;
+  rate = CB_ADMIT_FACTOR * s->cfg.limits.min_bps;
+  depth = rate;                 /* one second's worth */
+  if (GST_CLOCK_TIME_IS_VALID (s->admit_last) && now > s->admit_last)
+    s->admit_tokens = MIN (depth, s->admit_tokens +
+        rate * (now - s->admit_last) / GST_SECOND);
+  s->admit_last = MAX (now, s->admit_last);
+  /* One packet may overdraw, so a packet larger than the bucket passes
+   * now and then rather than never. */
+  if (s->admit_tokens <= 0) {
+    s->breaker_dropped++;
+    return FALSE;
+  }
+  s->admit_tokens -= 8.0 * size;
+  return TRUE;
+}
 
 void
 rc_sender_push (RcSender * s, gpointer data, guint size,
@@ -328,6 +460,8 @@ sent (RcSender * s, guint size, RcSenderItemKind kind, GstClockTime arrival,
       s->first_sent = now;
     if (!GST_CLOCK_TIME_IS_VALID (s->unacked_since))
       s->unacked_since = now;
+    if (!GST_CLOCK_TIME_IS_VALID (s->undelivered_since))
+      s->undelivered_since = now;
   }
   return idx;
 }
@@ -397,6 +531,15 @@ rc_sender_queue_info (RcSender * s, GstClockTime now, guint * packets,
 
 /* --------------------------------------------------------------- feedback */
 
+static void
+recover_begin (RcSender * s, guint64 from, GstClockTime now)
+{
+  s->fb_state = RC_SENDER_FEEDBACK_RECOVER;
+  s->recover_start = now;
+  s->recover_from = s->recover_cap = MAX (from, 1);
+  s->recover_ref = rc_controller_get_decision (s->ctrl).media_bps;
+}
+
 /* Feedback reached the controller at `now`: the watchdog starts over. */
 static void
 feedback_arrived (RcSender * s, GstClockTime now, gboolean per_packet)
@@ -411,10 +554,69 @@ feedback_arrived (RcSender * s, GstClockTime now, gboolean per_packet)
   s->feedback_count++;
   s->last_feedback = now;
   s->unacked_since = GST_CLOCK_TIME_NONE;
-  if (s->fb_state != RC_SENDER_FEEDBACK_OK)
-    GST_DEBUG ("feedback resumed after %s",
-        s->fb_state == RC_SENDER_FEEDBACK_HOLD ? "hold" : "back-off");
-  s->fb_state = RC_SENDER_FEEDBACK_OK;
+  switch (s->fb_state) {
+    case RC_SENDER_FEEDBACK_HOLD:
+      /* Held where it was; the controller may have climbed on its timers
+       * meanwhile, or the hold may have cut a recovery short. */
+      GST_DEBUG ("feedback resumed after a hold");
+      if (rc_controller_get_decision (s->ctrl).media_bps > s->hold_cap)
+        recover_begin (s, s->hold_cap, now);
+      else
+        s->fb_state = RC_SENDER_FEEDBACK_OK;
+      break;
+    case RC_SENDER_FEEDBACK_BACKOFF:
+      GST_DEBUG ("feedback resumed after a back-off to %" G_GUINT64_FORMAT
+          " bit/s: recovering", s->backoff_cap);
+      recover_begin (s, s->backoff_cap, now);
+      break;
+    default:
+      break;
+  }
+}
+
+/* The breaker's evidence at `now`: a report on the stream arrived, and
+ * whether it showed media arriving. */
+static void
+breaker_evidence (RcSender * s, GstClockTime now, gboolean delivered)
+{
+  s->last_report = now;
+  if (!delivered)
+    return;
+  s->undelivered_since = GST_CLOCK_TIME_NONE;
+  s->silent = 0;
+  if (s->tripped) {
+    s->tripped = FALSE;
+    s->breaker_event = -1;
+    s->admit_tokens = 0;
+    s->admit_last = GST_CLOCK_TIME_NONE;
+    GST_INFO ("circuit breaker reset: media reaches the receiver again; "
+        "recovering from %" G_GUINT64_FORMAT " towards %" G_GUINT64_FORMAT
+        " bit/s", s->cfg.limits.min_bps, s->trip_rate);
+    recover_begin (s, s->cfg.limits.min_bps, now);
+  }
+}
+
+/* An RR block on our stream (RFC 3550 sec. 6.4.1): media arrived if the
+ * extended highest sequence number grew (sec. 4.2 of RFC 8083). */
+static void
+breaker_rr (RcSender * s, const RcReportBlock * b, GstClockTime now)
+{
+  gboolean grew = !s->have_rr_highest ||
+      (gint32) (b->rr.ext_highest_seq - s->rr_highest) > 0;
+
+  if (GST_CLOCK_TIME_IS_VALID (s->last_rr) && now > s->last_rr) {
+    /* A gap while the source paused is no report interval: bounded, so
+     * the timeout stays under a minute. */
+    GstClockTime ival = MIN (now - s->last_rr, 4 * CB_TMIN);
+    s->rr_interval_avg = s->rr_interval_avg ?
+        (15 * s->rr_interval_avg + ival) / 16 : ival;
+  }
+  s->last_rr = now;
+  if (grew) {
+    s->rr_highest = b->rr.ext_highest_seq;
+    s->have_rr_highest = TRUE;
+  }
+  breaker_evidence (s, now, grew);
 }
 
 void
@@ -434,6 +636,12 @@ rc_sender_on_packet_results (RcSender * s, RcPacketResult * results,
   fb.packets = results;
   fb.n_packets = n;
   feedback_arrived (s, now, TRUE);
+  {
+    gboolean delivered = FALSE;
+    for (i = 0; i < n && !delivered; i++)
+      delivered = !results[i].lost;
+    breaker_evidence (s, now, delivered);
+  }
   rc_controller_on_feedback (s->ctrl, &fb, now);
 }
 
@@ -478,6 +686,8 @@ rc_sender_on_reports (RcSender * s, const RcReportBlock * blocks, guint n,
       continue;
     if (b.kind == RC_REPORT_RR) {
       have_rr = TRUE;
+      if (GST_CLOCK_TIME_IS_VALID (now))
+        breaker_rr (s, &b, now);
       if (twcc_fresh)
         continue;
       use_rr = TRUE;
@@ -501,6 +711,84 @@ rc_sender_on_reports (RcSender * s, const RcReportBlock * blocks, guint n,
 
 /* ----------------------------------------------------------------- poll */
 
+/* RECOVER: the cap doubles each RECOVERY_DOUBLING until the controller's
+ * own rate is below it. */
+static void
+recover (RcSender * s, GstClockTime now)
+{
+  guint64 ctrl = rc_controller_get_decision (s->ctrl).media_bps;
+  gdouble steps = now > s->recover_start ?
+      floor ((gdouble) (now - s->recover_start) * RECOVERY_SUBSTEPS /
+      RECOVERY_DOUBLING) / RECOVERY_SUBSTEPS : 0;
+
+  s->recover_cap = (guint64) MIN (s->recover_from * pow (2.0, steps),
+      (gdouble) G_MAXUINT64 / 2);
+  if (ctrl < RECOVERY_CONGESTED * s->recover_ref) {
+    /* The controller lowered its rate: it saw congestion on the way back.
+     * Its rate and what it starts from next go no higher than what is
+     * sent; a controller that cannot be lowered is simply capped until
+     * the ramp meets it. */
+    GST_DEBUG ("recovery: the controller lowered its rate to %"
+        G_GUINT64_FORMAT " bit/s at %" G_GUINT64_FORMAT, ctrl, s->recover_cap);
+    if (rc_controller_limit_rate (s->ctrl, s->recover_cap, now))
+      ctrl = rc_controller_get_decision (s->ctrl).media_bps;
+    s->recover_ref = ctrl;
+  }
+  if (ctrl <= s->recover_cap) {
+    GST_DEBUG ("recovered: %" G_GUINT64_FORMAT " bit/s", ctrl);
+    s->fb_state = RC_SENDER_FEEDBACK_OK;
+  }
+}
+
+/* Trips the breaker if media has gone unconfirmed too long. Runs on every
+ * poll and before every admission, so the first packet after the timeout
+ * already meets a tripped breaker even where polls come only with packets
+ * (urcpsender, whose encoder sends little at the floor). */
+static void
+breaker_check (RcSender * s, GstClockTime now)
+{
+  gboolean reports;
+
+  s->silent = GST_CLOCK_TIME_IS_VALID (s->undelivered_since) &&
+      now > s->undelivered_since ? now - s->undelivered_since : 0;
+  if (!s->cfg.circuit_breaker || s->tripped ||
+      s->silent <= breaker_timeout (s))
+    return;
+  reports = GST_CLOCK_TIME_IS_VALID (s->last_report) &&
+      s->last_report > s->undelivered_since;
+  /* The controller's rate: what the recovery returns to. */
+  s->trip_rate = rc_controller_get_decision (s->ctrl).media_bps;
+  s->tripped = TRUE;
+  s->trips++;
+  s->breaker_event = 1;
+  s->admit_tokens = CB_ADMIT_FACTOR * s->cfg.limits.min_bps;
+  s->admit_last = now;
+  s->trip_reason = reports ?
+      "reports come but show no media arriving: circuit breaker" :
+      "no reports on the stream: circuit breaker";
+  GST_WARNING ("circuit breaker tripped after %" GST_TIME_FORMAT
+      " (%s, RFC 8083 sec. %s): %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT
+      " bit/s", GST_TIME_ARGS (s->silent), reports ? "media timeout" :
+      "RTCP timeout", reports ? "4.2" : "4.1", s->trip_rate,
+      s->cfg.limits.min_bps);
+}
+
+static void
+breaker (RcSender * s, GstClockTime now, GArray * actions)
+{
+  RcSenderAction a = { RC_SENDER_BREAKER_TRIPPED, s->cfg.limits.min_bps };
+
+  breaker_check (s, now);
+  if (s->breaker_event > 0) {
+    g_array_append_val (actions, a);
+  } else if (s->breaker_event < 0) {
+    a.kind = RC_SENDER_BREAKER_RESET;
+    a.bps = s->trip_rate;
+    g_array_append_val (actions, a);
+  }
+  s->breaker_event = 0;
+}
+
 static void
 watchdog (RcSender * s, GstClockTime now, GArray * actions)
 {
@@ -513,6 +801,9 @@ watchdog (RcSender * s, GstClockTime now, GArray * actions)
     s->warned_no_feedback = TRUE;
     g_array_append_val (actions, a);
   }
+  breaker (s, now, actions);
+  if (s->fb_state == RC_SENDER_FEEDBACK_RECOVER)
+    recover (s, now);
   if (!GST_CLOCK_TIME_IS_VALID (s->unacked_since) || now <= s->unacked_since)
     return;
   silent = now - s->unacked_since;
@@ -526,18 +817,22 @@ watchdog (RcSender * s, GstClockTime now, GArray * actions)
   if (silent > backoff_after) {
     gdouble halvings;
     if (s->fb_state != RC_SENDER_FEEDBACK_BACKOFF) {
+      /* From what was sent (a hold or a recovery may cap it), not from
+       * the controller's rate. */
+      s->backoff_from = rc_sender_get_decision (s).media_bps;
       s->fb_state = RC_SENDER_FEEDBACK_BACKOFF;
       s->backoff_start = s->unacked_since + backoff_after;
-      s->backoff_from = rc_controller_get_decision (s->ctrl).media_bps;
       GST_DEBUG ("no feedback for %" GST_TIME_FORMAT ": backing off from %"
           G_GUINT64_FORMAT " bit/s", GST_TIME_ARGS (silent), s->backoff_from);
     }
+    /* Only the decision is capped: the controller keeps its rate, which
+     * the recovery heads back to once feedback returns. */
     halvings = (gdouble) (now - s->backoff_start) / BACKOFF_HALVING;
     s->backoff_cap = MAX (s->cfg.limits.min_bps,
         (guint64) (s->backoff_from * pow (0.5, halvings)));
-    rc_controller_limit_rate (s->ctrl, s->backoff_cap, now);
-  } else if (silent > hold && s->fb_state == RC_SENDER_FEEDBACK_OK) {
-    s->hold_cap = rc_controller_get_decision (s->ctrl).media_bps;
+  } else if (silent > hold && (s->fb_state == RC_SENDER_FEEDBACK_OK ||
+          s->fb_state == RC_SENDER_FEEDBACK_RECOVER)) {
+    s->hold_cap = rc_sender_get_decision (s).media_bps;
     s->fb_state = RC_SENDER_FEEDBACK_HOLD;
     GST_DEBUG ("no feedback for %" GST_TIME_FORMAT ": holding the rate",
         GST_TIME_ARGS (silent));
@@ -623,7 +918,9 @@ rc_sender_get_stats (RcSender * s, GstClockTime now)
       "rr-reports", G_TYPE_UINT64, s->rr_reports,
       "pacing-queue-packets", G_TYPE_UINT, packets,
       "pacing-queue-bytes", G_TYPE_UINT64, bytes,
-      "pacing-queue-ms", G_TYPE_DOUBLE, (gdouble) drain / GST_MSECOND, NULL);
+      "pacing-queue-ms", G_TYPE_DOUBLE, (gdouble) drain / GST_MSECOND,
+      "circuit-breaker-trips", G_TYPE_UINT64, (guint64) s->trips,
+      "circuit-breaker-dropped", G_TYPE_UINT64, s->breaker_dropped, NULL);
   gst_structure_foreach (ctrl, copy_field, st);
   gst_structure_free (ctrl);
   return st;

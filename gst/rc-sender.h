@@ -4,9 +4,9 @@
  * It owns the controller, the pacing queue, feedback intake (transport-wide
  * per-packet results and RTCP report blocks, with their time translation
  * and arbitration), the encoder-update policy, the FEC rate the controller
- * asks for, and the no-feedback watchdog. The urcpsender element runs it
- * on its streaming threads, rcsim in virtual time: what rcsim measures is
- * what ships.
+ * asks for, the no-feedback watchdog and the RFC 8083 circuit breaker.
+ * The urcpsender element runs it on its streaming threads, rcsim in
+ * virtual time: what rcsim measures is what ships.
  *
  * Sans-IO (the model: gst-plugins-rs rtpbin2's session): nothing here reads
  * a clock, takes a lock or touches a pad. Time comes in as `now`, always in
@@ -52,9 +52,12 @@ typedef struct
                                  * the controller does not set one */
   GstClockTime max_queue_time;  /* no packet waits longer in the pacer;
                                  * 0: no bound */
+  gboolean circuit_breaker;     /* the RFC 8083 circuit breaker (see
+                                 * rc_sender_admit) */
 } RcSenderConfig;
 
-/* urcp, rc_rate_limits_init(), pacing on, factor 1.5, 250 ms. */
+/* urcp, rc_rate_limits_init(), pacing on, factor 1.5, 250 ms, circuit
+ * breaker on. */
 void rc_sender_config_init (RcSenderConfig * cfg);
 void rc_sender_config_copy (RcSenderConfig * dst, const RcSenderConfig * src);
 void rc_sender_config_clear (RcSenderConfig * cfg);
@@ -74,6 +77,10 @@ typedef enum
   RC_SENDER_SET_FEC,            /* bps: ask the FEC encoder for this rate */
   RC_SENDER_WARN_NO_FEEDBACK,   /* once: packets went out for a while and no
                                  * feedback of any kind came back */
+  RC_SENDER_BREAKER_TRIPPED,    /* bps: the floor. The circuit breaker
+                                 * tripped: see rc_sender_get_breaker() */
+  RC_SENDER_BREAKER_RESET,      /* bps: the rate the recovery heads for.
+                                 * Media reaches the receiver again */
 } RcSenderActionKind;
 
 typedef struct
@@ -89,7 +96,28 @@ typedef enum
   RC_SENDER_FEEDBACK_HOLD,      /* missing a while: the decision is capped
                                  * at what it was when the hold began */
   RC_SENDER_FEEDBACK_BACKOFF,   /* missing long: the rate halves each second */
+  RC_SENDER_FEEDBACK_RECOVER,   /* back after a back-off or a trip: the cap
+                                 * doubles each half second up to the
+                                 * controller's rate */
+  RC_SENDER_FEEDBACK_TRIPPED,   /* the circuit breaker tripped: the rate is
+                                 * at the floor (min-bitrate) and media above
+                                 * it is not admitted */
 } RcSenderFeedbackState;
+
+/* The circuit breaker's view, for messages to users. */
+typedef struct
+{
+  gboolean tripped;
+  const gchar *reason;          /* static, in words for users: why it
+                                 * tripped last (NULL if never) */
+  GstClockTime timeout;         /* the silence that trips it now */
+  GstClockTime silent;          /* how long media has gone unconfirmed
+                                 * (at the last poll) */
+  guint64 rate_before;          /* the rate when it tripped last */
+  guint64 floor;                /* the rate while tripped */
+  guint trips;
+  guint64 dropped_packets;      /* not admitted while tripped */
+} RcSenderBreaker;
 
 typedef struct _RcSender RcSender;
 
@@ -106,6 +134,14 @@ void rc_sender_set_ssrc (RcSender * s, guint32 ssrc);
 void rc_sender_set_media_pt (RcSender * s, gint pt);
 
 /* ---- pacing queue */
+/* Whether a packet may enter at `now`. Always TRUE unless the circuit
+ * breaker has tripped; then media and repair packets are admitted only up
+ * to twice the floor rate (so an encoder that follows the floor passes,
+ * key frames included, and one the element does not drive is cut to it).
+ * Call it before rc_sender_push() or rc_sender_send_now(); a packet not
+ * admitted is the caller's to drop. Counts what it refuses. */
+gboolean rc_sender_admit (RcSender * s, guint size, RcSenderItemKind kind,
+    GstClockTime now);
 void rc_sender_push (RcSender * s, gpointer data, guint size,
     RcSenderItemKind kind, GstClockTime now);
 /* NONE: the queue is empty. */
@@ -167,10 +203,12 @@ guint64 rc_sender_get_target (RcSender * s);
 guint64 rc_sender_get_fec_rate (RcSender * s);
 guint64 rc_sender_get_pacing_rate (RcSender * s);
 RcSenderFeedbackState rc_sender_get_feedback_state (RcSender * s);
+void rc_sender_get_breaker (RcSender * s, RcSenderBreaker * out);
 /* The controller's stats plus the session's: controller, state, reason,
  * target-bitrate, fec-bitrate, pacing-bitrate, fec-packets-sent (repair
  * packets that went through the queue), twcc-events, twcc-rejected,
- * rr-reports, pacing-queue-packets, pacing-queue-bytes, pacing-queue-ms.
+ * rr-reports, pacing-queue-packets, pacing-queue-bytes, pacing-queue-ms,
+ * circuit-breaker-trips, circuit-breaker-dropped.
  * `now` may be NONE. */
 GstStructure *rc_sender_get_stats (RcSender * s, GstClockTime now);
 RcController *rc_sender_get_controller (RcSender * s);

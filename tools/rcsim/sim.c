@@ -357,8 +357,9 @@ media_service (Sim * sim, SimFlow * f)
     RcSenderAction *a = &g_array_index (m->actions, RcSenderAction, i);
     if (a->kind == RC_SENDER_SET_ENCODER)
       m->enc_target = a->bps;
-    /* RC_SENDER_SET_FEC: no FEC in rcsim yet; RC_SENDER_WARN_NO_FEEDBACK:
-     * nobody to tell. */
+    /* RC_SENDER_SET_FEC: no FEC in rcsim yet; RC_SENDER_WARN_NO_FEEDBACK
+     * and the circuit breaker's actions: nobody to tell (the stats and the
+     * log's target lines show them). */
   }
   media_schedule_wake (sim, f, next);
   media_schedule_wake (sim, f, rc_sender_next_send (m->sender));
@@ -432,8 +433,14 @@ media_frame (Sim * sim, gpointer obj, guint64 n)
 
   while (!g_queue_is_empty (&frame)) {
     SimPkt *p = g_queue_pop_head (&frame);
-    rc_sender_push (m->sender, p, p->rtp_size, p->kind == SIM_PKT_FEC ?
-        RC_SENDER_ITEM_FEC : RC_SENDER_ITEM_MEDIA, t);
+    RcSenderItemKind kind = p->kind == SIM_PKT_FEC ?
+        RC_SENDER_ITEM_FEC : RC_SENDER_ITEM_MEDIA;
+    /* As urcpsender does: the circuit breaker may refuse it. */
+    if (!rc_sender_admit (m->sender, p->rtp_size, kind, t)) {
+      sim_pkt_free (p);
+      continue;
+    }
+    rc_sender_push (m->sender, p, p->rtp_size, kind, t);
   }
   media_service (sim, f);
 }

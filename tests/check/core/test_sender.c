@@ -231,13 +231,21 @@ GST_START_TEST (test_no_feedback_hold_then_backoff)
   fail_unless_equals_string (d.phase, "backoff");
   fail_unless (d.media_bps < 800000 * 0.6 && d.media_bps > 800000 * 0.4,
       "after 1 s of backoff: %" G_GUINT64_FORMAT, d.media_bps);
-  /* The controller itself was lowered, not only the decision capped. */
-  fail_unless (rc_controller_get_decision (rc_sender_get_controller
-          (s)).media_bps <= d.media_bps);
-  for (; t <= 20 * S; t += 10 * MS)
+  /* Only the decision is capped: the controller keeps its rate, which
+   * the recovery returns to. */
+  fail_unless_equals_uint64 (rc_controller_get_decision
+      (rc_sender_get_controller (s)).media_bps, 800000);
+  for (; t <= 14 * S; t += 10 * MS)
     send_one (s, t, a);
+  fail_unless_equals_string (rc_sender_get_decision (s).phase, "backoff");
   fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 100000);
   fail_unless_equals_uint64 (rc_sender_get_target (s), 100000);
+  /* 15 s without any report: the circuit breaker (RFC 8083 sec. 4.1). */
+  for (; t <= 20 * S; t += 10 * MS)
+    send_one (s, t, a);
+  fail_unless_equals_string (rc_sender_get_decision (s).phase,
+      "circuit-breaker");
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 100000);
   g_array_unref (a);
   rc_sender_free (s);
 }
@@ -245,8 +253,8 @@ GST_START_TEST (test_no_feedback_hold_then_backoff)
 GST_END_TEST;
 
 /* Per-packet feedback, then silence while sending: hold at 1 s, back off at
- * 2 s; feedback returns: the watchdog clears and the controller goes on
- * from the lowered rate. */
+ * 2 s; feedback returns: the cap doubles every 500 ms back to the
+ * controller's rate, which the outage left alone. */
 GST_START_TEST (test_feedback_stops_and_returns)
 {
   RcSender *s;
@@ -288,10 +296,29 @@ GST_START_TEST (test_feedback_stops_and_returns)
   ack (s, t);
   send_one (s, t, a);
   fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_RECOVER);
+  fail_unless_equals_string (rc_sender_get_decision (s).phase, "recover");
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, low);
+  fail_unless_equals_uint64 (trivial_of (s)->rate, 500000);
+  /* One doubling (four quarter steps) later, with feedback flowing: twice
+   * as high. */
+  for (t += 10 * MS; t <= 4520 * MS; t += 10 * MS) {
+    send_one (s, t, a);
+    if (t % (50 * MS) == 0)
+      ack (s, t);
+  }
+  fail_unless (rc_sender_get_decision (s).media_bps >= 2 * low * 0.97,
+      "%" G_GUINT64_FORMAT " after 500 ms, from %" G_GUINT64_FORMAT,
+      rc_sender_get_decision (s).media_bps, low);
+  for (; t <= 6 * S; t += 10 * MS) {
+    send_one (s, t, a);
+    if (t % (50 * MS) == 0)
+      ack (s, t);
+  }
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
       RC_SENDER_FEEDBACK_OK);
   fail_unless_equals_string (rc_sender_get_decision (s).phase, "fixed");
-  /* limit_rate lowered the controller's own rate: it resumes from there. */
-  fail_unless (rc_sender_get_decision (s).media_bps <= low);
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 500000);
   g_array_unref (a);
   rc_sender_free (s);
 }
@@ -325,6 +352,328 @@ GST_START_TEST (test_pause_is_not_silence)
   fail_unless_equals_int (rc_sender_get_feedback_state (s),
       RC_SENDER_FEEDBACK_OK);
   fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 500000);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* An RR block on stream 1234 whose extended highest sequence number is
+ * `seq`. */
+static RcReportBlock
+rr_seq (guint32 seq)
+{
+  RcReportBlock b = { 0 };
+
+  b.kind = RC_REPORT_RR;
+  b.media_ssrc = 1234;
+  b.rr.ext_highest_seq = seq;
+  b.rr.jitter = GST_CLOCK_TIME_NONE;
+  b.rr.rtt = GST_CLOCK_TIME_NONE;
+  return b;
+}
+
+typedef struct
+{
+  GstClockTime tripped_at, reset_at;
+  guint trips, resets;
+  guint64 admitted, refused;
+} BreakerRun;
+
+/* Offers one 1000-byte packet through rc_sender_admit() at `now`, sends
+ * what is due, polls, and notes the breaker's actions. */
+static void
+offer_one (RcSender * s, GstClockTime now, GArray * a, BreakerRun * r)
+{
+  guint i;
+
+  if (rc_sender_admit (s, 1000, RC_SENDER_ITEM_MEDIA, now)) {
+    r->admitted++;
+    send_one (s, now, a);
+  } else {
+    r->refused++;
+    g_array_set_size (a, 0);
+    rc_sender_poll (s, now, a);
+  }
+  for (i = 0; i < a->len; i++) {
+    RcSenderAction *x = &g_array_index (a, RcSenderAction, i);
+    if (x->kind == RC_SENDER_BREAKER_TRIPPED) {
+      r->trips++;
+      r->tripped_at = now;
+    } else if (x->kind == RC_SENDER_BREAKER_RESET) {
+      r->resets++;
+      r->reset_at = now;
+    }
+  }
+}
+
+/* The time the decision first reaches `bps` at or after `from`, feeding
+ * per-packet results every 50 ms; NONE if not by `until`. */
+static GstClockTime
+time_to_reach (RcSender * s, GstClockTime * t, GstClockTime until,
+    guint64 bps, GArray * a, BreakerRun * r)
+{
+  for (; *t <= until; *t += 10 * MS) {
+    offer_one (s, *t, a, r);
+    if (*t % (50 * MS) == 0)
+      ack (s, *t);
+    if (rc_sender_get_decision (s).media_bps >= bps)
+      return *t;
+  }
+  return GST_CLOCK_TIME_NONE;
+}
+
+/* Transport-wide feedback stops for 30 s (RFC 8083 sec. 4.1): the back-off
+ * takes the rate down first; at 3 x 5 s the breaker trips once, the rate is
+ * at the floor and packets beyond twice the floor are refused. Feedback
+ * returns: the breaker resets and the rate is back to 90 % of what it was
+ * within 5 s. */
+GST_START_TEST (test_breaker_twcc_silence)
+{
+  RcSender *s;
+  GArray *a = actions_new ();
+  BreakerRun r = { 0 };
+  RcSenderBreaker b;
+  GstClockTime t, back, last_ack = 0;
+  guint64 admitted = 0;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  for (t = 0; t <= 5 * S; t += 10 * MS) {
+    offer_one (s, t, a, &r);
+    if (t % (50 * MS) == 0 && t > 0)
+      ack (s, (last_ack = t));
+  }
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 500000);
+  /* Silence from 5 s; the first packet not confirmed left at 5.01 s. A
+   * packet of 1000 bytes every 10 ms is 800 kbit/s offered. */
+  for (; t <= 35 * S; t += 10 * MS) {
+    offer_one (s, t, a, &r);
+    if (t == 19 * S) {
+      fail_unless_equals_int (r.trips, 0);
+      fail_unless_equals_uint64 (r.refused, 0);
+    }
+    if (t == 25 * S)
+      admitted = r.admitted;
+  }
+  fail_unless_equals_int (r.trips, 1);
+  fail_unless (r.tripped_at > last_ack + 15 * S &&
+      r.tripped_at <= last_ack + 15 * S + 30 * MS, "tripped at %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (r.tripped_at));
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_TRIPPED);
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 100000);
+  fail_unless_equals_uint64 (rc_sender_get_target (s), 100000);
+  /* 25-35 s: twice the floor (200 kbit/s) of 1000-byte packets is 25/s. */
+  admitted = r.admitted - admitted;
+  fail_unless (admitted >= 240 && admitted <= 260, "%" G_GUINT64_FORMAT
+      " admitted in 10 s", admitted);
+  rc_sender_get_breaker (s, &b);
+  fail_unless (b.tripped);
+  fail_unless_equals_uint64 (b.rate_before, 500000);
+  fail_unless_equals_uint64 (b.floor, 100000);
+  fail_unless_equals_int (b.trips, 1);
+  fail_unless_equals_uint64 (b.dropped_packets, r.refused);
+  fail_unless (strstr (b.reason, "no reports") != NULL);
+  fail_unless_equals_uint64 (b.timeout, 15 * S);
+
+  /* Feedback is back at 35 s. */
+  back = t;
+  fail_unless (time_to_reach (s, &t, back + 5 * S, 450000, a, &r) !=
+      GST_CLOCK_TIME_NONE, "not back at 90 %% in 5 s: %" G_GUINT64_FORMAT,
+      rc_sender_get_decision (s).media_bps);
+  fail_unless_equals_int (r.resets, 1);
+  fail_unless (r.reset_at >= back && r.reset_at <= back + 50 * MS);
+  /* From the floor to 90 % of 500 kbit/s is 2.2 doublings of 500 ms. */
+  fail_unless (t - back >= 1000 * MS, "back too fast: %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (t - back));
+  rc_sender_get_breaker (s, &b);
+  fail_unless (!b.tripped);
+  r.refused = 0;
+  time_to_reach (s, &t, back + 8 * S, G_MAXUINT64, a, &r);
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_OK);
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 500000);
+  fail_unless_equals_uint64 (r.refused, 0);
+  fail_unless_equals_int (r.trips, 1);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* A peer that sends only receiver reports, every 5 s: never taken for a
+ * silent one; silent for 30 s: trips 15 s after the first packet no report
+ * confirmed; a report whose sequence number grew resets it. */
+GST_START_TEST (test_breaker_rr_only)
+{
+  RcSender *s;
+  GArray *a = actions_new ();
+  BreakerRun r = { 0 };
+  RcReportBlock b;
+  GstClockTime t, last_report = 0;
+  guint32 seq = 0;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  rc_sender_set_ssrc (s, 1234);
+  for (t = 0; t <= 60 * S; t += 10 * MS) {
+    offer_one (s, t, a, &r);
+    seq++;
+    if (t % (5 * S) == 0 && t > 0) {
+      b = rr_seq (seq);
+      rc_sender_on_reports (s, &b, 1, (last_report = t));
+    }
+  }
+  fail_unless_equals_int (r.trips, 0);
+  fail_unless_equals_string (rc_sender_get_decision (s).phase, "fixed");
+  for (; t <= 90 * S; t += 10 * MS)
+    offer_one (s, t, a, &r);
+  fail_unless_equals_int (r.trips, 1);
+  fail_unless (r.tripped_at > last_report + 15 * S &&
+      r.tripped_at <= last_report + 15 * S + 30 * MS, "tripped at %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (r.tripped_at));
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 100000);
+  /* Back: one report, then the ramp with none in between. */
+  b = rr_seq (seq + 500);
+  rc_sender_on_reports (s, &b, 1, t);
+  offer_one (s, t, a, &r);
+  fail_unless_equals_int (r.resets, 1);
+  last_report = t;
+  for (; t <= last_report + 5 * S; t += 10 * MS) {
+    offer_one (s, t, a, &r);
+    if (rc_sender_get_decision (s).media_bps >= 450000)
+      break;
+  }
+  fail_unless (rc_sender_get_decision (s).media_bps >= 450000,
+      "not back at 90 %% in 5 s: %" G_GUINT64_FORMAT,
+      rc_sender_get_decision (s).media_bps);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* Reports keep coming but their highest sequence number stands still
+ * (RFC 8083 sec. 4.2, media timeout): trips, naming that reason; per-packet
+ * results that report every packet lost count the same. */
+GST_START_TEST (test_breaker_media_timeout)
+{
+  RcSender *s;
+  GArray *a = actions_new ();
+  BreakerRun r = { 0 };
+  RcSenderBreaker br;
+  RcReportBlock b;
+  RcPacketResult lost = { 0 };
+  GstClockTime t;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  rc_sender_set_ssrc (s, 1234);
+  for (t = 0; t <= 30 * S; t += 10 * MS) {
+    offer_one (s, t, a, &r);
+    if (t % (5 * S) == 0 && t > 0) {
+      b = rr_seq (777);
+      rc_sender_on_reports (s, &b, 1, t);
+    }
+  }
+  fail_unless_equals_int (r.trips, 1);
+  /* The first report (at 5 s) counts as media arriving. */
+  fail_unless (r.tripped_at > 20 * S && r.tripped_at <= 20 * S + 30 * MS);
+  rc_sender_get_breaker (s, &br);
+  fail_unless (strstr (br.reason, "no media arriving") != NULL, "%s",
+      br.reason);
+  rc_sender_free (s);
+
+  /* The same with transport-wide feedback that reports every packet lost. */
+  r = (BreakerRun) {
+  0};
+  s = new_sender ("trivial", FALSE);
+  lost.seq = 1;
+  lost.send_ts = 0;
+  lost.recv_ts = GST_CLOCK_TIME_NONE;
+  lost.size = 1000;
+  lost.lost = TRUE;
+  for (t = 0; t <= 20 * S; t += 10 * MS) {
+    offer_one (s, t, a, &r);
+    if (t % (50 * MS) == 0 && t > 0)
+      rc_sender_on_packet_results (s, &lost, 1, t);
+  }
+  fail_unless_equals_int (r.trips, 1);
+  fail_unless (r.tripped_at > 15 * S && r.tripped_at <= 15 * S + 30 * MS);
+  rc_sender_get_breaker (s, &br);
+  fail_unless (strstr (br.reason, "no media arriving") != NULL);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* circuit_breaker off: the back-off still takes the rate to min-bitrate,
+ * but nothing trips and nothing is refused. */
+GST_START_TEST (test_breaker_off)
+{
+  RcSenderConfig cfg;
+  RcSender *s;
+  GArray *a = actions_new ();
+  BreakerRun r = { 0 };
+  GstClockTime t;
+
+  register_trivial ();
+  rc_sender_config_init (&cfg);
+  cfg.controller = rc_controller_lookup ("trivial");
+  cfg.limits.min_bps = 100000;
+  cfg.circuit_breaker = FALSE;
+  s = rc_sender_new (&cfg, NULL);
+  rc_sender_config_clear (&cfg);
+  for (t = 0; t <= 40 * S; t += 10 * MS)
+    offer_one (s, t, a, &r);
+  fail_unless_equals_int (r.trips, 0);
+  fail_unless_equals_uint64 (r.refused, 0);
+  fail_unless_equals_string (rc_sender_get_decision (s).phase, "backoff");
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps, 100000);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
+/* The controller lowers its rate while the recovery ramps (it saw
+ * congestion): the ramp ends, and the controller goes on from what was
+ * sent, not from its rate before the outage. */
+GST_START_TEST (test_recovery_yields_to_congestion)
+{
+  RcSender *s;
+  GArray *a = actions_new ();
+  GstClockTime t;
+  guint64 cap;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  trivial_of (s)->rate = 2000000;
+  for (t = 0; t < 1 * S; t += 10 * MS) {
+    send_one (s, t, a);
+    if (t % (50 * MS) == 0 && t > 0)
+      ack (s, t);
+  }
+  for (; t <= 8 * S; t += 10 * MS)
+    send_one (s, t, a);
+  fail_unless_equals_string (rc_sender_get_decision (s).phase, "backoff");
+  ack (s, t);
+  send_one (s, t, a);
+  cap = rc_sender_get_decision (s).media_bps;
+  fail_unless (cap < 200000, "%" G_GUINT64_FORMAT, cap);
+  /* Congestion seen: 2 Mbit/s -> 1.5 Mbit/s. */
+  trivial_of (s)->rate = 1500000;
+  t += 10 * MS;
+  ack (s, t);
+  send_one (s, t, a);
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_OK);
+  fail_unless (trivial_of (s)->rate < 2 * cap, "controller at %.0f",
+      trivial_of (s)->rate);
+  fail_unless_equals_uint64 (rc_sender_get_decision (s).media_bps,
+      (guint64) trivial_of (s)->rate);
   g_array_unref (a);
   rc_sender_free (s);
 }
@@ -715,6 +1064,11 @@ sender_suite (void)
   tcase_add_test (tc, test_no_feedback_hold_then_backoff);
   tcase_add_test (tc, test_feedback_stops_and_returns);
   tcase_add_test (tc, test_pause_is_not_silence);
+  tcase_add_test (tc, test_breaker_twcc_silence);
+  tcase_add_test (tc, test_breaker_rr_only);
+  tcase_add_test (tc, test_breaker_media_timeout);
+  tcase_add_test (tc, test_breaker_off);
+  tcase_add_test (tc, test_recovery_yields_to_congestion);
   tcase_add_test (tc, test_encoder_update_policy);
   tcase_add_test (tc, test_pacing_queue);
   tcase_add_test (tc, test_tick_cadence);

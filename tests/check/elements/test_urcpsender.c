@@ -404,6 +404,8 @@ static const StatsField stats_fields[] = {
   {"fec-packets-sent", G_TYPE_UINT64},
   {"fec-bitrate", G_TYPE_UINT64},
   {"pacing-bitrate", G_TYPE_UINT64},
+  {"circuit-breaker-trips", G_TYPE_UINT64},
+  {"circuit-breaker-dropped", G_TYPE_UINT64},
   {"encoder", G_TYPE_STRING},
 };
 
@@ -1771,7 +1773,8 @@ GST_START_TEST (test_no_feedback_backs_off)
 
   gst_element_set_bus (h->element, bus);
   sim_init (&sim, h, 0);
-  for (t = 0; t <= 16 * GST_SECOND; t += 20 * MS) {
+  /* Up to the circuit breaker (15 s; test_circuit_breaker). */
+  for (t = 0; t <= 14900 * MS; t += 20 * MS) {
     sim_set_time (&sim, t);
     sim_send (&sim, PKT_SIZE);
     g_array_set_size (sim.pending, 0);  /* no feedback, ever */
@@ -1821,6 +1824,153 @@ GST_START_TEST (test_no_feedback_backs_off)
 
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
+  sim_clear (&sim);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Pushes one packet that the circuit breaker may refuse: TRUE if it
+ * passed (then it is pending feedback). */
+static gboolean
+sim_try_send (Sim * s, guint size)
+{
+  GstBuffer *out;
+  Fb f = { s->twcc_seq, s->now, GST_CLOCK_TIME_NONE, size, FALSE, 0 };
+
+  fail_unless_equals_int (gst_harness_push (s->h,
+          rtp_buffer_new (s->rtp_seq++, size)), GST_FLOW_OK);
+  out = gst_harness_try_pull (s->h);
+  if (!out)
+    return FALSE;
+  gst_buffer_unref (out);
+  g_array_append_val (s->pending, f);
+  s->twcc_seq++;
+  return TRUE;
+}
+
+/* Breaker messages on `bus`: counts tripped and reset ones; warnings too. */
+static void
+pop_breaker_messages (GstBus * bus, guint * tripped, guint * reset,
+    guint * warnings, GstClockTime t, GstClockTime * tripped_at)
+{
+  GstMessage *msg;
+
+  while ((msg = gst_bus_pop (bus))) {
+    const GstStructure *st = gst_message_get_structure (msg);
+    gboolean trip;
+
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+      GError *err = NULL;
+      gst_message_parse_warning (msg, &err, NULL);
+      if (strstr (err->message, "Circuit breaker"))
+        (*warnings)++;
+      g_error_free (err);
+    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT &&
+        gst_structure_has_name (st, "urcpsender-circuit-breaker")) {
+      guint64 floor;
+      fail_unless (gst_structure_get_boolean (st, "tripped", &trip));
+      fail_unless (gst_structure_get_uint64 (st, "floor", &floor));
+      fail_unless_equals_uint64 (floor, NOFB_MIN);
+      if (trip) {
+        (*tripped)++;
+        *tripped_at = t;
+      } else {
+        (*reset)++;
+      }
+    }
+    gst_message_unref (msg);
+  }
+}
+
+/* RFC 8083: TWCC feedback stops for 30 s. 15 s after the first packet no
+ * feedback confirmed, the breaker trips: a warning and an element message,
+ * the target at min-bitrate, and the packets of an encoder that is not
+ * slowed (this test pushes 480 kbit/s whatever the target) are cut to
+ * twice min-bitrate. Feedback returns: a message says so and the target is
+ * back at 90 % of its earlier value within 5 s. */
+GST_START_TEST (test_circuit_breaker)
+{
+  GstHarness *h = sender_harness_new (CAPS_TWCC, "pacing", FALSE,
+      "min-bitrate", NOFB_MIN, NULL);
+  GstBus *bus = gst_bus_new ();
+  GstClockTime t, last_fb = 0, tripped_at = GST_CLOCK_TIME_NONE, back;
+  guint tripped = 0, reset = 0, warnings = 0, passed = 0, before;
+  Sim sim;
+
+  gst_element_set_bus (h->element, bus);
+  sim_init (&sim, h, 0);
+  for (t = 0; t <= 6 * GST_SECOND; t += 20 * MS) {
+    sim_set_time (&sim, t);
+    sim_send (&sim, PKT_SIZE);
+    if (t % (100 * MS) == 0)
+      sim_feedback (&sim, 20 * MS), last_fb = t;
+  }
+  before = target_bitrate (h->element);
+  fail_unless (before > DEF_START_BPS, "no climb: %u", before);
+  /* Feedback stops. */
+  for (; t <= 36 * GST_SECOND; t += 20 * MS) {
+    sim_set_time (&sim, t);
+    if (t < last_fb + 15 * GST_SECOND)
+      sim_send (&sim, PKT_SIZE);
+    else if (sim_try_send (&sim, PKT_SIZE) && t >= 26 * GST_SECOND)
+      passed++;
+    g_array_set_size (sim.pending, 0);
+    pop_breaker_messages (bus, &tripped, &reset, &warnings, t, &tripped_at);
+  }
+  fail_unless_equals_int (tripped, 1);
+  fail_unless_equals_int (warnings, 1);
+  fail_unless_equals_int (reset, 0);
+  fail_unless (tripped_at > last_fb + 15 * GST_SECOND &&
+      tripped_at <= last_fb + 15 * GST_SECOND + 40 * MS, "tripped at %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (tripped_at));
+  assert_state (h->element, "circuit-breaker");
+  fail_unless_equals_int (target_bitrate (h->element), NOFB_MIN);
+  /* 26-36 s: 2 x 80 kbit/s of 1200-byte packets is 16.7 per second. */
+  fail_unless (passed >= 160 && passed <= 175, "%u passed in 10 s", passed);
+  fail_unless (stats_u64 (h->element, "circuit-breaker-dropped") > 300);
+
+  /* Feedback is back. */
+  back = t;
+  for (; t <= back + 5 * GST_SECOND; t += 20 * MS) {
+    sim_set_time (&sim, t);
+    sim_try_send (&sim, PKT_SIZE);
+    if (t % (100 * MS) == 0)
+      sim_feedback (&sim, 20 * MS);
+    pop_breaker_messages (bus, &tripped, &reset, &warnings, t, &tripped_at);
+    if (target_bitrate (h->element) >= 0.9 * before)
+      break;
+  }
+  fail_unless_equals_int (reset, 1);
+  fail_unless (target_bitrate (h->element) >= 0.9 * before,
+      "target %u, %u before", target_bitrate (h->element), before);
+  fail_unless_equals_int (tripped, 1);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  sim_clear (&sim);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* circuit-breaker=false: nothing trips, nothing is dropped. */
+GST_START_TEST (test_circuit_breaker_off)
+{
+  GstHarness *h = sender_harness_new (CAPS_TWCC, "pacing", FALSE,
+      "min-bitrate", NOFB_MIN, "circuit-breaker", FALSE, NULL);
+  GstClockTime t;
+  Sim sim;
+
+  sim_init (&sim, h, 0);
+  for (t = 0; t <= 30 * GST_SECOND; t += 20 * MS) {
+    sim_set_time (&sim, t);
+    sim_send (&sim, PKT_SIZE);
+    g_array_set_size (sim.pending, 0);
+  }
+  assert_state (h->element, "backoff");
+  fail_unless_equals_uint64 (stats_u64 (h->element, "circuit-breaker-trips"),
+      0);
   sim_clear (&sim);
   gst_harness_teardown (h);
 }
@@ -1929,6 +2079,8 @@ urcpsender_suite (void)
   tcase_add_test (tc, test_caps_without_twcc);
   tcase_add_test (tc, test_no_encoder);
   tcase_add_test (tc, test_no_feedback_backs_off);
+  tcase_add_test (tc, test_circuit_breaker);
+  tcase_add_test (tc, test_circuit_breaker_off);
 
   return s;
 }

@@ -348,17 +348,160 @@ GST_START_TEST (test_vp8_rtpbin_aux_sender)
 
 GST_END_TEST;
 
+/* Drops what reaches the sender's RTCP socket while *blackout is set: the
+ * return path goes dark, the media path does not. */
+static GstPadProbeReturn
+drop_while_dark (GstPad * pad, GstPadProbeInfo * info, gpointer blackout)
+{
+  return g_atomic_int_get ((gint *) blackout) ? GST_PAD_PROBE_DROP :
+      GST_PAD_PROBE_OK;
+}
+
+/* Streams until `deadline` (monotonic µs), failing on an error; counts the
+ * circuit breaker's messages and notes when they came. */
+static void
+stream_watching_breaker (GstElement * send, GstElement * recv,
+    gint64 deadline, gint * tripped, gint64 * tripped_at, gint * reset,
+    gint64 * reset_at, gint * warnings, gboolean (*until) (gpointer),
+    gpointer data)
+{
+  GstBus *bus = gst_element_get_bus (send);
+
+  while (g_get_monotonic_time () < deadline && !(until && until (data))) {
+    GstMessage *m;
+
+    g_usleep (20000);
+    pipeline_check_no_error (recv);
+    while ((m = gst_bus_pop (bus))) {
+      const GstStructure *st = gst_message_get_structure (m);
+      gboolean trip;
+
+      if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+        GError *err;
+        gst_message_parse_error (m, &err, NULL);
+        fail ("error from %s: %s", GST_OBJECT_NAME (m->src), err->message);
+      } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING) {
+        (*warnings)++;
+      } else if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ELEMENT &&
+          gst_structure_has_name (st, "urcpsender-circuit-breaker") &&
+          gst_structure_get_boolean (st, "tripped", &trip)) {
+        if (trip) {
+          (*tripped)++;
+          *tripped_at = g_get_monotonic_time ();
+        } else {
+          (*reset)++;
+          *reset_at = g_get_monotonic_time ();
+        }
+      }
+      gst_message_unref (m);
+    }
+  }
+  gst_object_unref (bus);
+}
+
+typedef struct
+{
+  GstElement *enc;
+  gint goal;
+} EncGoal;
+
+static gboolean
+encoder_reached (gpointer data)
+{
+  EncGoal *g = data;
+  gint t = 0;
+
+  g_object_get (g->enc, "target-bitrate", &t, NULL);
+  return t >= g->goal;
+}
+
+/* RFC 8083 on a real pipeline: vp8enc and rtpbin with TWCC on loopback;
+ * everything coming back to the sender (TWCC feedback and RTCP) is dropped
+ * for 30 s. The breaker trips 15 s into it (one warning, one message) and
+ * vp8enc is set to min-bitrate; when feedback returns a message says so and
+ * vp8enc's target is back at 90 % of what it was within 5 s. */
+GST_START_TEST (test_vp8_feedback_blackout)
+{
+  GstElement *recv, *send, *rc, *enc, *rtcp_in;
+  GstPad *pad;
+  gint blackout = 0, tripped = 0, reset = 0, warnings = 0, enc_target = 0;
+  gint64 dark_at, back_at, tripped_at = 0, reset_at = 0;
+  guint min_bitrate = 0;
+  EncGoal goal;
+
+  start_pair (TRUE, &send, &recv);
+  rc = gst_bin_get_by_name (GST_BIN (send), "rc");
+  enc = gst_bin_get_by_name (GST_BIN (send), "enc");
+  rtcp_in = gst_bin_get_by_name (GST_BIN (send), "rtcp_in");
+  pad = gst_element_get_static_pad (rtcp_in, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_while_dark,
+      &blackout, NULL);
+  gst_object_unref (pad);
+  g_object_get (rc, "min-bitrate", &min_bitrate, NULL);
+  play_pair (send, recv);
+  stream_for (send, recv, 8);
+
+  g_object_get (enc, "target-bitrate", &goal.goal, NULL);
+  goal.enc = enc;
+  goal.goal = goal.goal * 0.9;
+  GST_INFO ("before the blackout: vp8enc at %d bit/s", goal.goal);
+  fail_unless (goal.goal > 600000, "never ramped: %d", goal.goal);
+  g_atomic_int_set (&blackout, 1);
+  dark_at = g_get_monotonic_time ();
+  stream_watching_breaker (send, recv, dark_at + 30 * G_USEC_PER_SEC,
+      &tripped, &tripped_at, &reset, &reset_at, &warnings, NULL, NULL);
+  fail_unless_equals_int (tripped, 1);
+  fail_unless_equals_int (warnings, 1);
+  fail_unless_equals_int (reset, 0);
+  /* 15 s after the first packet nothing confirmed: feedback was last
+   * processed up to ~0.1 s before the blackout. It trips at the first
+   * packet after that, and vp8enc, held at min-bitrate on noise, sends a
+   * frame only now and then (0.85 s late in one run). */
+  GST_INFO ("tripped %.2f s into the blackout",
+      (tripped_at - dark_at) / 1e6);
+  fail_unless (tripped_at - dark_at >= 14.5 * G_USEC_PER_SEC &&
+      tripped_at - dark_at <= 17.5 * G_USEC_PER_SEC, "tripped at %.2f s",
+      (tripped_at - dark_at) / 1e6);
+  g_object_get (enc, "target-bitrate", &enc_target, NULL);
+  fail_unless_equals_int (enc_target, min_bitrate);
+
+  g_atomic_int_set (&blackout, 0);
+  back_at = g_get_monotonic_time ();
+  stream_watching_breaker (send, recv, back_at + 5 * G_USEC_PER_SEC,
+      &tripped, &tripped_at, &reset, &reset_at, &warnings, encoder_reached,
+      &goal);
+  g_object_get (enc, "target-bitrate", &enc_target, NULL);
+  GST_INFO ("reset %.2f s after feedback returned; vp8enc at %d bit/s "
+      "%.2f s after", (reset_at - back_at) / 1e6, enc_target,
+      (g_get_monotonic_time () - back_at) / 1e6);
+  fail_unless_equals_int (reset, 1);
+  fail_unless (enc_target >= goal.goal, "vp8enc at %d after 5 s, goal %d",
+      enc_target, goal.goal);
+  fail_unless_equals_int (tripped, 1);
+
+  gst_object_unref (rtcp_in);
+  gst_object_unref (rc);
+  gst_object_unref (enc);
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_object_unref (send);
+  gst_object_unref (recv);
+}
+
+GST_END_TEST;
+
 static Suite *
 urcp_pipeline_suite (void)
 {
   Suite *s = suite_create ("urcp_pipeline");
   TCase *tc = tcase_create ("general");
 
-  tcase_set_timeout (tc, 60);
+  tcase_set_timeout (tc, 90);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_vp8_rtpbin_twcc_loopback);
   tcase_add_test (tc, test_vp8_rtpbin_rr_fallback);
   tcase_add_test (tc, test_vp8_rtpbin_aux_sender);
+  tcase_add_test (tc, test_vp8_feedback_blackout);
   return s;
 }
 

@@ -32,6 +32,14 @@ separately:
                    32 s (the queue drops what exceeds its limit, the rest
                    leaves 2 s late), no feedback at the sender from 60 to
                    63 s ([reverse] loss-episodes) while media flows
+  feedback-blackout  RFC 8083's circuit breaker in feedback-blackout.ini
+                   (transport-wide feedback) and feedback-blackout-rtcp.ini
+                   (receiver reports only), 30 s without feedback from
+                   30 s (50 s with reports only), media still flowing: trips once, 15 s (three 5 s
+                   RTCP intervals) after the first packet nothing
+                   confirmed, never before, target at min-bitrate then; back
+                   at 90 % of the target before the blackout within 5 s of
+                   the first feedback after it, seeds 1-3
   convergence-from-log  the convergence entries (changes, causes, times to
                    re-converge, nulls) of a hand-made packet log, as
                    computed here by hand
@@ -488,6 +496,39 @@ def test_outage(c):
               "media stopped during the feedback episode")
 
 
+def test_feedback_blackout(c):
+    for name, fb_period, start in (("feedback-blackout.ini", 0.2, 30.0),
+                                   ("feedback-blackout-rtcp.ini", 7.5, 50.0)):
+        end = start + 30.0
+        for seed in ("1", "2", "3"):
+            with scratch("rcsim-blackout-") as tmp:
+                d = os.path.join(tmp, "csv")
+                c.run(c.scen(name), "--seed", seed, "--csv", d)
+                rows = read_csv(d, "flow-0.csv")
+            what = f"{name} seed {seed}"
+            t = lambda r: float(r["t_s"])
+            fb = lambda r: int(float(r["feedback-count"])) + int(float(r["rr-reports"]))
+            before = [r for r in rows if t(r) < start]
+            earlier = float(before[-1]["target_kbps"])
+            # The last feedback before the blackout: the row where the
+            # count last grew. Rows are 200 ms apart.
+            last_fb = max(t(r) for r, p in zip(rows[1:], rows) if fb(r) > fb(p) and t(r) <= start + 0.2)
+            check(last_fb > start - fb_period - 0.2, f"{what}: last feedback at {last_fb} s")
+            tripped = [r for r in rows if r["state"] == "circuit-breaker"]
+            check(tripped, f"{what}: never tripped")
+            first = t(tripped[0])
+            check(last_fb + 15.0 - 0.2 <= first <= last_fb + 15.0 + 0.6,
+                  f"{what}: tripped at {first} s, last feedback at {last_fb} s")
+            check(all(float(r["target_kbps"]) == 50.0 for r in tripped), f"{what}: target above the floor while tripped")
+            check(int(float(rows[-1]["circuit-breaker-trips"])) == 1, f"{what}: {rows[-1]['circuit-breaker-trips']} trips")
+            back = min(t(r) for r, p in zip(rows[1:], rows) if fb(r) > fb(p) and t(r) > end)
+            check(back < end + fb_period + 0.4, f"{what}: first feedback after the blackout at {back} s")
+            reached = [t(r) for r in rows if t(r) >= back and float(r["target_kbps"]) >= 0.9 * earlier]
+            check(reached and reached[0] <= back + 5.0,
+                  f"{what}: target {earlier:.0f} kbit/s before; 90 % reached at "
+                  f"{reached[0] if reached else None} s, feedback back at {back} s")
+
+
 def test_convergence_from_log(c):
     # Convergence from a hand-made log, so every number is known
     # (docs/metrics.md). 1 Mbit/s, 500 kbit/s from 10 s; a CBR flow on the
@@ -711,6 +752,7 @@ TESTS = {
     "utilization-counts-lost": test_utilization_counts_lost,
     "trace-capacity": test_trace_capacity,
     "outage": test_outage,
+    "feedback-blackout": test_feedback_blackout,
     "convergence-from-log": test_convergence_from_log,
     "loss-accounting": test_loss_accounting,
 }
