@@ -246,7 +246,9 @@ poll_locked (GstUrcpSender * self, GstClockTime now, RcSenderAction * out,
   g_array_set_size (self->actions, 0);
   rc_sender_poll (self->sender, now, self->actions);
   n = MIN (self->actions->len, max);
-  memcpy (out, self->actions->data, n * sizeof (RcSenderAction));
+  /* An array that never held an element has no data pointer (UBSan). */
+  if (n)
+    memcpy (out, self->actions->data, n * sizeof (RcSenderAction));
   return n;
 }
 

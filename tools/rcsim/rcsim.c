@@ -14,6 +14,7 @@
  * wall clock is read only for --bench, whose report goes to stderr. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sim.h"
 #include "pktlog.h"
 
@@ -25,6 +26,21 @@ static gdouble opt_duration;
 static gboolean opt_bench;
 static gboolean opt_list;
 static gchar *opt_log;
+
+/* VmHWM of /proc/self/status (Linux); 0 where there is none. For the soak
+ * (benchmarks/soak.py): a parent's rusage would count its own RSS too. */
+static gdouble
+peak_rss_mib (void)
+{
+  gchar *status = NULL, *line;
+  gdouble mib = 0;
+
+  if (g_file_get_contents ("/proc/self/status", &status, NULL, NULL) &&
+      (line = strstr (status, "VmHWM:")))
+    mib = g_ascii_strtod (line + 6, NULL) / 1024.0;
+  g_free (status);
+  return mib;
+}
 
 static GOptionEntry entries[] = {
   {"controller", 'c', 0, G_OPTION_ARG_STRING, &opt_controller,
@@ -38,7 +54,7 @@ static GOptionEntry entries[] = {
       "Write 200 ms time series (capacity.csv, flows.csv, flow-ID.csv) here",
       "DIR"},
   {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &opt_duration,
-      "Run this many seconds instead of the scenario's duration", "S"},
+      "Run this many seconds instead of the scenario's duration (longer: flows that ran to its end run to the new one)", "S"},
   {"bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench,
       "Report wall time and speed-up over real time on stderr", NULL},
   {"from-log", 0, 0, G_OPTION_ARG_FILENAME, &opt_log,
@@ -80,8 +96,9 @@ compute (SimScenario * scen, guint32 seed, Sim ** sim)
     gdouble simulated = (gdouble) scen->duration / GST_SECOND;
 
     g_printerr ("rcsim: %s: %.1f s simulated in %.3f s wall, %.0fx real "
-        "time, %" G_GUINT64_FORMAT " events\n", scen->name, simulated, wall,
-        simulated / wall, sim_n_events (*sim));
+        "time, %" G_GUINT64_FORMAT " events, peak RSS %.1f MiB\n",
+        scen->name, simulated, wall, simulated / wall, sim_n_events (*sim),
+        peak_rss_mib ());
   }
   return sim_get_metrics (*sim);
 }

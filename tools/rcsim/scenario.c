@@ -411,12 +411,14 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
 
   if (!get_double (kf, g, "count", 1, &v, error))
     return FALSE;
-  count = (gint64) v;
-  if (count < 1 || count > RC_LINK_MAX_FLOWS || v != count) {
+  /* Range first: casting a double beyond gint64 is undefined (found by
+   * the scenario fuzz target). */
+  if (!(v >= 1 && v <= RC_LINK_MAX_FLOWS) || v != floor (v)) {
     g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
         "[%s] count: must be an integer in 1..%d", g, RC_LINK_MAX_FLOWS);
     return FALSE;
   }
+  count = (gint64) v;
 
   s = g_key_file_get_string (kf, g, "direction", NULL);
   if (s && !g_ascii_strcasecmp (s, "reverse"))
@@ -628,7 +630,8 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
   base.think_mean = secs (v);
   if (!get_double (kf, g, "initially-on", (gdouble) count, &v, error))
     goto fail;
-  on = (gint64) v;
+  /* Only i < on matters: clamp before the cast (the count at most). */
+  on = (gint64) CLAMP (v, -1.0, (gdouble) count);
 
   /* cbr */
   if (!get_nonneg (kf, g, "rate", 0, &v, error))
@@ -712,6 +715,11 @@ scenario_from_keyfile (GKeyFile * kf, const gchar * path, gchar * dir,
   sc->duration = secs (v);
   if (!get_nonneg (kf, "scenario", "seed", 1, &v, error))
     goto fail;
+  if (v > G_MAXUINT32 || v != floor (v)) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[scenario] seed: an integer in 0..%u", G_MAXUINT32);
+    goto fail;
+  }
   sc->seed = (guint32) v;
 
   if (!parse_link (kf, "link", dir, &sc->link, error))
@@ -831,12 +839,14 @@ sim_scenario_set_controller (SimScenario * s, const gchar * name,
 void
 sim_scenario_set_duration (SimScenario * s, GstClockTime duration)
 {
+  GstClockTime old = s->duration;
   guint i;
 
   s->duration = duration;
   for (i = 0; i < s->flows->len; i++) {
     SimFlowConfig *f = g_ptr_array_index (s->flows, i);
-    if (f->stop > duration)
+    /* A flow that ran to the end runs to the new end (a soak). */
+    if (f->stop > duration || (f->stop == old && duration > old))
       f->stop = duration;
   }
 }

@@ -94,7 +94,8 @@ void sim_scenario_free (SimScenario * s);
 /* Overrides every media flow's controller. */
 gboolean sim_scenario_set_controller (SimScenario * s, const gchar * name,
     GError ** error);
-/* Shortens (or lengthens) the run; flows stopping later are cut. */
+/* Shortens (or lengthens) the run; flows stopping later are cut, and when
+ * it lengthens, flows that ran to the old end run to the new one. */
 void sim_scenario_set_duration (SimScenario * s, GstClockTime duration);
 const gchar *sim_flow_kind_to_string (SimFlowKind k);
 /* Whether the media flow's source is paused at `t` (its `pause` key). */
