@@ -79,7 +79,7 @@ def soak_sim(hours):
         print(f"| {name} | {rss_short:.1f} | {rss_long:.1f} | {pk} / {ms:.0f} | {trips} |", flush=True)
 
 
-def soak_real(minutes):
+def soak_real(minutes, episodes=None):
     import gi
     gi.require_version("Gst", "1.0")
     from gi.repository import Gst, GLib
@@ -90,10 +90,11 @@ def soak_real(minutes):
     ext = f'extmap-1=(string)"{TWCC}"'
     caps = f"application/x-rtp,media=video,clock-rate=90000,encoding-name=VP8,payload=96,{ext}"
     duration = int(minutes * 60)
-    episodes = []
-    for base in range(0, duration, 600):
-        episodes += [(base + 60, base + 63), (base + 200, base + 205), (base + 400, base + 430)]
-    episodes = ",".join(f"{a}:{b}" for a, b in episodes if a < duration)
+    if episodes is None:
+        eps = []
+        for base in range(0, duration, 600):
+            eps += [(base + 60, base + 63), (base + 200, base + 205), (base + 400, base + 430)]
+        episodes = ",".join(f"{a}:{b}" for a, b in eps if a < duration)
     desc = (
         # sender
         "rtpbin name=snd "
@@ -160,7 +161,7 @@ def soak_real(minutes):
         print(f"{t:6.0f} s  RSS {row['rss']:6.1f} MiB  target {row['target']:6.0f} kbit/s  "
               f"{row['state']:<16} pacing queue {row['queue_pk']:4d} pkts {row['queue_ms']:6.1f} ms  "
               f"link queue {row['link_q']:6d} B  trips {row['trips']}  dropped {row['dropped']}", flush=True)
-        if t >= duration:
+        if t >= duration - 0.5:
             loop.quit()
             return False
         return True
@@ -193,11 +194,12 @@ def main():
     ap.add_argument("what", choices=["sim", "real"])
     ap.add_argument("--hours", type=float, default=1.0)
     ap.add_argument("--minutes", type=float, default=10.0)
+    ap.add_argument("--episodes", help="real: the feedback outages instead, FROM:TO,... in s")
     a = ap.parse_args()
     if a.what == "sim":
         soak_sim(a.hours)
     else:
-        soak_real(a.minutes)
+        soak_real(a.minutes, a.episodes)
 
 
 if __name__ == "__main__":

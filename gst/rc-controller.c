@@ -368,6 +368,13 @@ rc_controller_limit_rate (RcController * c, guint64 bps, GstClockTime now)
   return TRUE;
 }
 
+void
+rc_controller_set_capped (RcController * c, gboolean capped, GstClockTime now)
+{
+  if (c->klass->set_capped)
+    c->klass->set_capped (c, capped, now);
+}
+
 RcDecision
 rc_controller_get_decision (RcController * c)
 {

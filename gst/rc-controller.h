@@ -85,6 +85,12 @@ typedef struct
    * field names in lower-case-with-dashes, documented in the controller's
    * file and docs. */
   GstStructure *(*get_stats) (RcController * c);
+  /* May be NULL. TRUE: from `now` the session sends below the
+   * controller's rate (feedback is missing, the circuit breaker tripped,
+   * or it is climbing back after either), so rates measured meanwhile say
+   * nothing about the path: do not learn from them. FALSE: the session
+   * follows the controller again. */
+  void (*set_capped) (RcController * c, gboolean capped, GstClockTime now);
 } RcControllerClass;
 
 /* Tick cadence of RcControllerClass.on_tick. */
@@ -173,6 +179,8 @@ gboolean rc_controller_limit_rate (RcController * c, guint64 bps,
     GstClockTime now);
 RcDecision rc_controller_get_decision (RcController * c);
 GstStructure *rc_controller_get_stats (RcController * c);
+void rc_controller_set_capped (RcController * c, gboolean capped,
+    GstClockTime now);
 
 G_END_DECLS
 

@@ -124,6 +124,7 @@ struct _RcSender
   GstClockTime recover_start;
   guint64 recover_from;         /* the cap when the recovery began */
   guint64 recover_ref;          /* the controller's rate then */
+  gboolean capped;              /* as last told to the controller */
 
   /* circuit breaker */
   GstClockTime last_report;     /* a report on the stream arrived */
@@ -857,6 +858,13 @@ rc_sender_poll (RcSender * s, GstClockTime now, GArray * actions)
         RC_CONTROLLER_TICK;
   }
   watchdog (s, now, actions);
+  {
+    gboolean capped = s->tripped || s->fb_state != RC_SENDER_FEEDBACK_OK;
+    if (capped != s->capped) {
+      s->capped = capped;
+      rc_controller_set_capped (s->ctrl, capped, now);
+    }
+  }
 
   d = rc_sender_get_decision (s);
   old = s->target_bps;

@@ -88,6 +88,7 @@ typedef struct
 
   /* configuration */
   gboolean adapt;               /* FALSE: the fixed-parameter UM baseline */
+  gboolean capped;              /* the session sends below our rate */
   gdouble beta, m;              /* URCP: sec. VI-B, sec. VI-C */
   gdouble fixed_k0, fixed_k2;   /* UM: eq. 6 */
 

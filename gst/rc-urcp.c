@@ -178,6 +178,11 @@ instance_add_sample (Urcp * u, UrcpInstance * in, GstClockTime now,
 {
   gdouble mean;
 
+  /* While the session caps the rate the windows keep what they had: a
+   * sample of what the floor or a recovery ramp sent would pull R^AVE,
+   * and with it k0 (eq. 16), down to the cap, and the rate after it. */
+  if (u->capped)
+    return;
   rc_avg_window_push (&in->sig_win, now, sig);
   /* Tie R^AVE to what was sent, not only what was asked for. */
   rc_avg_window_push (&in->rate_win, now, MIN (in->rate, sent_bps));
@@ -205,7 +210,9 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
 {
   gdouble cap;
 
-  if (u->adapt) {
+  /* Capped by the session: eq. 18 goes on with k0 and k2 as they were
+   * (see instance_add_sample). */
+  if (u->adapt && !u->capped) {
     gdouble rave = MAX (in->rave, (gdouble) u->parent.limits.min_bps);
     gdouble rmax = MAX (in->rmax, rave);
     gdouble target;
@@ -445,6 +452,23 @@ urcp_limit_rate (RcController * c, guint64 bps, GstClockTime now)
   u->delay.rate = u->loss.rate = u->rate;
 }
 
+/* The session holds, backs off, has tripped, or is climbing back. What
+ * was sent meanwhile is no measure of the path: URCP learns nothing from
+ * it (see instance_add_sample). Measured (benchmarks/soak.py real, 2 Mbit/s
+ * with 1 % loss and delay noise, a 30 s feedback blackout): without this,
+ * the floor's samples took k0 from ~9000 to ~2200 bits and URCP's own rate
+ * from 1.72 to 1.19 Mbit/s within 10 s of feedback returning; it took
+ * about 170 s to climb back. */
+static void
+urcp_set_capped (RcController * c, gboolean capped, GstClockTime now)
+{
+  Urcp *u = (Urcp *) c;
+
+  GST_DEBUG ("%s: %s", c->info->name, capped ? "capped by the session: "
+      "not learning" : "following again");
+  u->capped = capped;
+}
+
 static RcDecision
 urcp_get_decision (RcController * c)
 {
@@ -508,7 +532,7 @@ urcp_free (RcController * c)
 
 const RcControllerClass rc_urcp_class = {
   urcp_free, urcp_on_feedback, urcp_on_packet_sent, NULL, urcp_limit_rate,
-  urcp_get_decision, urcp_get_stats
+  urcp_get_decision, urcp_get_stats, urcp_set_capped
 };
 
 Urcp *

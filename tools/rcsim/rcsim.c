@@ -54,7 +54,8 @@ static GOptionEntry entries[] = {
       "Write 200 ms time series (capacity.csv, flows.csv, flow-ID.csv) here",
       "DIR"},
   {"duration", 'd', 0, G_OPTION_ARG_DOUBLE, &opt_duration,
-      "Run this many seconds instead of the scenario's duration (longer: flows that ran to its end run to the new one)", "S"},
+      "Run this many seconds instead of the scenario's duration (longer: "
+        "flows that ran to its end run to the new one)", "S"},
   {"bench", 0, 0, G_OPTION_ARG_NONE, &opt_bench,
       "Report wall time and speed-up over real time on stderr", NULL},
   {"from-log", 0, 0, G_OPTION_ARG_FILENAME, &opt_log,

@@ -415,6 +415,12 @@ encoder_reached (gpointer data)
   return t >= g->goal;
 }
 
+static gboolean
+int_positive (gpointer p)
+{
+  return *(gint *) p > 0;
+}
+
 /* RFC 8083 on a real pipeline: vp8enc and rtpbin with TWCC on loopback;
  * everything coming back to the sender (TWCC feedback and RTCP) is dropped
  * for 30 s. The breaker trips 15 s into it (one warning, one message) and
@@ -490,6 +496,82 @@ GST_START_TEST (test_vp8_feedback_blackout)
 
 GST_END_TEST;
 
+/* The same with a peer that sends only RTCP receiver reports (every ~5 s,
+ * rtpsession's minimum interval): the breaker trips 15 s after the first
+ * packet sent after the last report, so 7.5-15 s into the blackout; when
+ * the reports come back (the first up to ~7.5 s later) a message says so,
+ * and vp8enc is back at 90 % of its target within 5 s of it. */
+GST_START_TEST (test_vp8_feedback_blackout_rr_only)
+{
+  GstElement *recv, *send, *rc, *enc, *rtcp_in;
+  GstPad *pad;
+  gint blackout = 0, tripped = 0, reset = 0, warnings = 0, enc_target = 0;
+  gint64 dark_at, back_at, tripped_at = 0, reset_at = 0;
+  guint min_bitrate = 0;
+  EncGoal goal;
+
+  start_pair (FALSE, &send, &recv);
+  rc = gst_bin_get_by_name (GST_BIN (send), "rc");
+  enc = gst_bin_get_by_name (GST_BIN (send), "enc");
+  rtcp_in = gst_bin_get_by_name (GST_BIN (send), "rtcp_in");
+  pad = gst_element_get_static_pad (rtcp_in, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_while_dark,
+      &blackout, NULL);
+  gst_object_unref (pad);
+  g_object_get (rc, "min-bitrate", &min_bitrate, NULL);
+  play_pair (send, recv);
+  stream_for (send, recv, 10);
+
+  g_object_get (enc, "target-bitrate", &goal.goal, NULL);
+  goal.enc = enc;
+  goal.goal = goal.goal * 0.9;
+  GST_INFO ("RR only, before the blackout: 90 %% of vp8enc's target is %d",
+      goal.goal);
+  g_atomic_int_set (&blackout, 1);
+  dark_at = g_get_monotonic_time ();
+  stream_watching_breaker (send, recv, dark_at + 30 * G_USEC_PER_SEC,
+      &tripped, &tripped_at, &reset, &reset_at, &warnings, NULL, NULL);
+  GST_INFO ("RR only: tripped %.2f s into the blackout",
+      (tripped_at - dark_at) / 1e6);
+  fail_unless_equals_int (tripped, 1);
+  fail_unless_equals_int (warnings, 1);
+  fail_unless_equals_int (reset, 0);
+  fail_unless (tripped_at - dark_at >= 7 * G_USEC_PER_SEC &&
+      tripped_at - dark_at <= 17.5 * G_USEC_PER_SEC, "tripped at %.2f s",
+      (tripped_at - dark_at) / 1e6);
+  g_object_get (enc, "target-bitrate", &enc_target, NULL);
+  fail_unless_equals_int (enc_target, min_bitrate);
+
+  g_atomic_int_set (&blackout, 0);
+  back_at = g_get_monotonic_time ();
+  /* The first report after the blackout resets the breaker. */
+  stream_watching_breaker (send, recv, back_at + 10 * G_USEC_PER_SEC,
+      &tripped, &tripped_at, &reset, &reset_at, &warnings, int_positive,
+      &reset);
+  fail_unless_equals_int (reset, 1);
+  GST_INFO ("RR only: reset %.2f s after the path came back",
+      (reset_at - back_at) / 1e6);
+  /* Already there? Else up to 5 s after the reset. */
+  if (!encoder_reached (&goal))
+    stream_watching_breaker (send, recv, reset_at + 5 * G_USEC_PER_SEC,
+        &tripped, &tripped_at, &reset, &reset_at, &warnings,
+        encoder_reached, &goal);
+  g_object_get (enc, "target-bitrate", &enc_target, NULL);
+  fail_unless (enc_target >= goal.goal, "vp8enc at %d 5 s after the "
+      "reset, goal %d", enc_target, goal.goal);
+  fail_unless_equals_int (tripped, 1);
+
+  gst_object_unref (rtcp_in);
+  gst_object_unref (rc);
+  gst_object_unref (enc);
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_object_unref (send);
+  gst_object_unref (recv);
+}
+
+GST_END_TEST;
+
 static Suite *
 urcp_pipeline_suite (void)
 {
@@ -502,6 +584,7 @@ urcp_pipeline_suite (void)
   tcase_add_test (tc, test_vp8_rtpbin_rr_fallback);
   tcase_add_test (tc, test_vp8_rtpbin_aux_sender);
   tcase_add_test (tc, test_vp8_feedback_blackout);
+  tcase_add_test (tc, test_vp8_feedback_blackout_rr_only);
   return s;
 }
 
