@@ -3,7 +3,7 @@
  *
  * Every controller sees the same calls: feedback in, packets-sent in, an
  * optional periodic tick, an optional rate limit from the sender session,
- * and a decision out. Time is always a parameter. Units are SI: rates in
+ * optionally whether the session caps its rate, and a decision out. Time is always a parameter. Units are SI: rates in
  * bit/s, times in GstClockTime nanoseconds.
  *
  * The registry is the only list of controllers. The element's `controller`
