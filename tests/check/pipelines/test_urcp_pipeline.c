@@ -421,6 +421,84 @@ int_positive (gpointer p)
   return *(gint *) p > 0;
 }
 
+/* A sender/receiver pair whose RTCP return path can be made dark, and
+ * what the circuit breaker said. */
+typedef struct
+{
+  GstElement *send, *recv, *rc, *enc, *rtcp_in;
+  gint dark, tripped, reset, warnings;
+  gint64 dark_at, back_at, tripped_at, reset_at;
+  guint min_bitrate;
+  EncGoal goal;                 /* 90 % of vp8enc's target before */
+} Blackout;
+
+static void
+blackout_watch (Blackout * b, gint64 deadline, gboolean (*until) (gpointer),
+    gpointer data)
+{
+  stream_watching_breaker (b->send, b->recv, deadline, &b->tripped,
+      &b->tripped_at, &b->reset, &b->reset_at, &b->warnings, until, data);
+}
+
+static gint
+encoder_target (Blackout * b)
+{
+  gint t = 0;
+
+  g_object_get (b->enc, "target-bitrate", &t, NULL);
+  return t;
+}
+
+/* Streams `warmup` s, then drops everything coming back to the sender for
+ * 30 s; returns with the path open again. */
+static void
+blackout_run (Blackout * b, gboolean twcc, guint warmup)
+{
+  GstPad *pad;
+
+  memset (b, 0, sizeof (*b));
+  start_pair (twcc, &b->send, &b->recv);
+  b->rc = gst_bin_get_by_name (GST_BIN (b->send), "rc");
+  b->enc = gst_bin_get_by_name (GST_BIN (b->send), "enc");
+  b->rtcp_in = gst_bin_get_by_name (GST_BIN (b->send), "rtcp_in");
+  pad = gst_element_get_static_pad (b->rtcp_in, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_while_dark,
+      &b->dark, NULL);
+  gst_object_unref (pad);
+  g_object_get (b->rc, "min-bitrate", &b->min_bitrate, NULL);
+  play_pair (b->send, b->recv);
+  stream_for (b->send, b->recv, warmup);
+
+  g_object_get (b->enc, "target-bitrate", &b->goal.goal, NULL);
+  b->goal.enc = b->enc;
+  b->goal.goal = b->goal.goal * 0.9;
+  GST_INFO ("before the blackout: 90 %% of vp8enc's target is %d",
+      b->goal.goal);
+  g_atomic_int_set (&b->dark, 1);
+  b->dark_at = g_get_monotonic_time ();
+  blackout_watch (b, b->dark_at + 30 * G_USEC_PER_SEC, NULL, NULL);
+  GST_INFO ("tripped %.2f s into the blackout",
+      (b->tripped_at - b->dark_at) / 1e6);
+  fail_unless_equals_int (b->tripped, 1);
+  fail_unless_equals_int (b->warnings, 1);
+  fail_unless_equals_int (b->reset, 0);
+  fail_unless_equals_int (encoder_target (b), b->min_bitrate);
+  g_atomic_int_set (&b->dark, 0);
+  b->back_at = g_get_monotonic_time ();
+}
+
+static void
+blackout_free (Blackout * b)
+{
+  gst_object_unref (b->rtcp_in);
+  gst_object_unref (b->rc);
+  gst_object_unref (b->enc);
+  gst_element_set_state (b->send, GST_STATE_NULL);
+  gst_element_set_state (b->recv, GST_STATE_NULL);
+  gst_object_unref (b->send);
+  gst_object_unref (b->recv);
+}
+
 /* RFC 8083 on a real pipeline: vp8enc and rtpbin with TWCC on loopback;
  * everything coming back to the sender (TWCC feedback and RTCP) is dropped
  * for 30 s. The breaker trips 15 s into it (one warning, one message) and
@@ -428,70 +506,28 @@ int_positive (gpointer p)
  * vp8enc's target is back at 90 % of what it was within 5 s. */
 GST_START_TEST (test_vp8_feedback_blackout)
 {
-  GstElement *recv, *send, *rc, *enc, *rtcp_in;
-  GstPad *pad;
-  gint blackout = 0, tripped = 0, reset = 0, warnings = 0, enc_target = 0;
-  gint64 dark_at, back_at, tripped_at = 0, reset_at = 0;
-  guint min_bitrate = 0;
-  EncGoal goal;
+  Blackout b;
 
-  start_pair (TRUE, &send, &recv);
-  rc = gst_bin_get_by_name (GST_BIN (send), "rc");
-  enc = gst_bin_get_by_name (GST_BIN (send), "enc");
-  rtcp_in = gst_bin_get_by_name (GST_BIN (send), "rtcp_in");
-  pad = gst_element_get_static_pad (rtcp_in, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_while_dark,
-      &blackout, NULL);
-  gst_object_unref (pad);
-  g_object_get (rc, "min-bitrate", &min_bitrate, NULL);
-  play_pair (send, recv);
-  stream_for (send, recv, 8);
-
-  g_object_get (enc, "target-bitrate", &goal.goal, NULL);
-  goal.enc = enc;
-  goal.goal = goal.goal * 0.9;
-  GST_INFO ("before the blackout: vp8enc at %d bit/s", goal.goal);
-  fail_unless (goal.goal > 600000, "never ramped: %d", goal.goal);
-  g_atomic_int_set (&blackout, 1);
-  dark_at = g_get_monotonic_time ();
-  stream_watching_breaker (send, recv, dark_at + 30 * G_USEC_PER_SEC,
-      &tripped, &tripped_at, &reset, &reset_at, &warnings, NULL, NULL);
-  fail_unless_equals_int (tripped, 1);
-  fail_unless_equals_int (warnings, 1);
-  fail_unless_equals_int (reset, 0);
+  blackout_run (&b, TRUE, 8);
+  fail_unless (b.goal.goal > 600000, "never ramped: %d", b.goal.goal);
   /* 15 s after the first packet nothing confirmed: feedback was last
    * processed up to ~0.1 s before the blackout. It trips at the first
    * packet after that, and vp8enc, held at min-bitrate on noise, sends a
    * frame only now and then (0.85 s late in one run). */
-  GST_INFO ("tripped %.2f s into the blackout",
-      (tripped_at - dark_at) / 1e6);
-  fail_unless (tripped_at - dark_at >= 14.5 * G_USEC_PER_SEC &&
-      tripped_at - dark_at <= 17.5 * G_USEC_PER_SEC, "tripped at %.2f s",
-      (tripped_at - dark_at) / 1e6);
-  g_object_get (enc, "target-bitrate", &enc_target, NULL);
-  fail_unless_equals_int (enc_target, min_bitrate);
+  fail_unless (b.tripped_at - b.dark_at >= 14.5 * G_USEC_PER_SEC &&
+      b.tripped_at - b.dark_at <= 17.5 * G_USEC_PER_SEC, "tripped at %.2f s",
+      (b.tripped_at - b.dark_at) / 1e6);
 
-  g_atomic_int_set (&blackout, 0);
-  back_at = g_get_monotonic_time ();
-  stream_watching_breaker (send, recv, back_at + 5 * G_USEC_PER_SEC,
-      &tripped, &tripped_at, &reset, &reset_at, &warnings, encoder_reached,
-      &goal);
-  g_object_get (enc, "target-bitrate", &enc_target, NULL);
+  blackout_watch (&b, b.back_at + 5 * G_USEC_PER_SEC, encoder_reached,
+      &b.goal);
   GST_INFO ("reset %.2f s after feedback returned; vp8enc at %d bit/s "
-      "%.2f s after", (reset_at - back_at) / 1e6, enc_target,
-      (g_get_monotonic_time () - back_at) / 1e6);
-  fail_unless_equals_int (reset, 1);
-  fail_unless (enc_target >= goal.goal, "vp8enc at %d after 5 s, goal %d",
-      enc_target, goal.goal);
-  fail_unless_equals_int (tripped, 1);
-
-  gst_object_unref (rtcp_in);
-  gst_object_unref (rc);
-  gst_object_unref (enc);
-  gst_element_set_state (send, GST_STATE_NULL);
-  gst_element_set_state (recv, GST_STATE_NULL);
-  gst_object_unref (send);
-  gst_object_unref (recv);
+      "%.2f s after", (b.reset_at - b.back_at) / 1e6, encoder_target (&b),
+      (g_get_monotonic_time () - b.back_at) / 1e6);
+  fail_unless_equals_int (b.reset, 1);
+  fail_unless (encoder_target (&b) >= b.goal.goal, "vp8enc at %d after "
+      "5 s, goal %d", encoder_target (&b), b.goal.goal);
+  fail_unless_equals_int (b.tripped, 1);
+  blackout_free (&b);
 }
 
 GST_END_TEST;
@@ -503,71 +539,27 @@ GST_END_TEST;
  * and vp8enc is back at 90 % of its target within 5 s of it. */
 GST_START_TEST (test_vp8_feedback_blackout_rr_only)
 {
-  GstElement *recv, *send, *rc, *enc, *rtcp_in;
-  GstPad *pad;
-  gint blackout = 0, tripped = 0, reset = 0, warnings = 0, enc_target = 0;
-  gint64 dark_at, back_at, tripped_at = 0, reset_at = 0;
-  guint min_bitrate = 0;
-  EncGoal goal;
+  Blackout b;
 
-  start_pair (FALSE, &send, &recv);
-  rc = gst_bin_get_by_name (GST_BIN (send), "rc");
-  enc = gst_bin_get_by_name (GST_BIN (send), "enc");
-  rtcp_in = gst_bin_get_by_name (GST_BIN (send), "rtcp_in");
-  pad = gst_element_get_static_pad (rtcp_in, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, drop_while_dark,
-      &blackout, NULL);
-  gst_object_unref (pad);
-  g_object_get (rc, "min-bitrate", &min_bitrate, NULL);
-  play_pair (send, recv);
-  stream_for (send, recv, 10);
+  blackout_run (&b, FALSE, 10);
+  fail_unless (b.tripped_at - b.dark_at >= 7 * G_USEC_PER_SEC &&
+      b.tripped_at - b.dark_at <= 17.5 * G_USEC_PER_SEC, "tripped at %.2f s",
+      (b.tripped_at - b.dark_at) / 1e6);
 
-  g_object_get (enc, "target-bitrate", &goal.goal, NULL);
-  goal.enc = enc;
-  goal.goal = goal.goal * 0.9;
-  GST_INFO ("RR only, before the blackout: 90 %% of vp8enc's target is %d",
-      goal.goal);
-  g_atomic_int_set (&blackout, 1);
-  dark_at = g_get_monotonic_time ();
-  stream_watching_breaker (send, recv, dark_at + 30 * G_USEC_PER_SEC,
-      &tripped, &tripped_at, &reset, &reset_at, &warnings, NULL, NULL);
-  GST_INFO ("RR only: tripped %.2f s into the blackout",
-      (tripped_at - dark_at) / 1e6);
-  fail_unless_equals_int (tripped, 1);
-  fail_unless_equals_int (warnings, 1);
-  fail_unless_equals_int (reset, 0);
-  fail_unless (tripped_at - dark_at >= 7 * G_USEC_PER_SEC &&
-      tripped_at - dark_at <= 17.5 * G_USEC_PER_SEC, "tripped at %.2f s",
-      (tripped_at - dark_at) / 1e6);
-  g_object_get (enc, "target-bitrate", &enc_target, NULL);
-  fail_unless_equals_int (enc_target, min_bitrate);
-
-  g_atomic_int_set (&blackout, 0);
-  back_at = g_get_monotonic_time ();
   /* The first report after the blackout resets the breaker. */
-  stream_watching_breaker (send, recv, back_at + 10 * G_USEC_PER_SEC,
-      &tripped, &tripped_at, &reset, &reset_at, &warnings, int_positive,
-      &reset);
-  fail_unless_equals_int (reset, 1);
+  blackout_watch (&b, b.back_at + 10 * G_USEC_PER_SEC, int_positive,
+      &b.reset);
+  fail_unless_equals_int (b.reset, 1);
   GST_INFO ("RR only: reset %.2f s after the path came back",
-      (reset_at - back_at) / 1e6);
+      (b.reset_at - b.back_at) / 1e6);
   /* Already there? Else up to 5 s after the reset. */
-  if (!encoder_reached (&goal))
-    stream_watching_breaker (send, recv, reset_at + 5 * G_USEC_PER_SEC,
-        &tripped, &tripped_at, &reset, &reset_at, &warnings,
-        encoder_reached, &goal);
-  g_object_get (enc, "target-bitrate", &enc_target, NULL);
-  fail_unless (enc_target >= goal.goal, "vp8enc at %d 5 s after the "
-      "reset, goal %d", enc_target, goal.goal);
-  fail_unless_equals_int (tripped, 1);
-
-  gst_object_unref (rtcp_in);
-  gst_object_unref (rc);
-  gst_object_unref (enc);
-  gst_element_set_state (send, GST_STATE_NULL);
-  gst_element_set_state (recv, GST_STATE_NULL);
-  gst_object_unref (send);
-  gst_object_unref (recv);
+  if (!encoder_reached (&b.goal))
+    blackout_watch (&b, b.reset_at + 5 * G_USEC_PER_SEC, encoder_reached,
+        &b.goal);
+  fail_unless (encoder_target (&b) >= b.goal.goal, "vp8enc at %d 5 s after "
+      "the reset, goal %d", encoder_target (&b), b.goal.goal);
+  fail_unless_equals_int (b.tripped, 1);
+  blackout_free (&b);
 }
 
 GST_END_TEST;
