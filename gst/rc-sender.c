@@ -142,7 +142,8 @@ struct _RcSender
   gdouble admit_tokens;         /* bits */
   GstClockTime admit_last;
   guint64 breaker_dropped;
-  gint breaker_event;           /* for the next poll: +1 tripped, -1 reset */
+  gboolean breaker_tripped_event, breaker_reset_event; /* for the next
+                                                         * poll to report */
 
   /* ticks and publishing */
   GstClockTime next_tick;
@@ -587,7 +588,7 @@ breaker_evidence (RcSender * s, GstClockTime now, gboolean delivered)
   s->silent = 0;
   if (s->tripped) {
     s->tripped = FALSE;
-    s->breaker_event = -1;
+    s->breaker_reset_event = TRUE;
     s->admit_tokens = 0;
     s->admit_last = GST_CLOCK_TIME_NONE;
     GST_INFO ("circuit breaker reset: media reaches the receiver again; "
@@ -761,7 +762,7 @@ breaker_check (RcSender * s, GstClockTime now)
   s->trip_rate = rc_controller_get_decision (s->ctrl).media_bps;
   s->tripped = TRUE;
   s->trips++;
-  s->breaker_event = 1;
+  s->breaker_tripped_event = TRUE;
   s->admit_tokens = CB_ADMIT_FACTOR * s->cfg.limits.min_bps;
   s->admit_last = now;
   s->trip_reason = reports ?
@@ -780,14 +781,15 @@ breaker (RcSender * s, GstClockTime now, GArray * actions)
   RcSenderAction a = { RC_SENDER_BREAKER_TRIPPED, s->cfg.limits.min_bps };
 
   breaker_check (s, now);
-  if (s->breaker_event > 0) {
+  /* Both, in this order, if it tripped and reset between two polls. */
+  if (s->breaker_tripped_event)
     g_array_append_val (actions, a);
-  } else if (s->breaker_event < 0) {
+  if (s->breaker_reset_event) {
     a.kind = RC_SENDER_BREAKER_RESET;
     a.bps = s->trip_rate;
     g_array_append_val (actions, a);
   }
-  s->breaker_event = 0;
+  s->breaker_tripped_event = s->breaker_reset_event = FALSE;
 }
 
 static void

@@ -609,6 +609,47 @@ GST_START_TEST (test_breaker_media_timeout)
 
 GST_END_TEST;
 
+/* Tripped and reset between two polls: the poll reports both, in order,
+ * so an application never sees a reset without the trip. */
+GST_START_TEST (test_breaker_trip_and_reset_in_one_poll)
+{
+  RcSender *s;
+  GArray *a = actions_new ();
+  GstClockTime t;
+
+  register_trivial ();
+  s = new_sender ("trivial", FALSE);
+  for (t = 0; t <= 15 * S; t += 10 * MS)
+    send_one (s, t, a);
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_BACKOFF);
+  /* The admission check trips it, feedback resets it, then the poll. */
+  t += 10 * MS;
+  fail_unless (rc_sender_admit (s, 1000, RC_SENDER_ITEM_MEDIA, t));
+  fail_unless_equals_int (rc_sender_get_feedback_state (s),
+      RC_SENDER_FEEDBACK_TRIPPED);
+  ack (s, t);
+  g_array_set_size (a, 0);
+  rc_sender_poll (s, t, a);
+  fail_unless (a->len >= 2);
+  {
+    gint trip = -1, reset = -1;
+    guint i;
+    for (i = 0; i < a->len; i++) {
+      RcSenderActionKind k = g_array_index (a, RcSenderAction, i).kind;
+      if (k == RC_SENDER_BREAKER_TRIPPED)
+        trip = i;
+      else if (k == RC_SENDER_BREAKER_RESET)
+        reset = i;
+    }
+    fail_unless (trip >= 0 && reset > trip, "trip %d, reset %d", trip, reset);
+  }
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
 /* circuit_breaker off: the back-off still takes the rate to min-bitrate,
  * but nothing trips and nothing is refused. */
 GST_START_TEST (test_breaker_off)
@@ -1067,6 +1108,7 @@ sender_suite (void)
   tcase_add_test (tc, test_breaker_twcc_silence);
   tcase_add_test (tc, test_breaker_rr_only);
   tcase_add_test (tc, test_breaker_media_timeout);
+  tcase_add_test (tc, test_breaker_trip_and_reset_in_one_poll);
   tcase_add_test (tc, test_breaker_off);
   tcase_add_test (tc, test_recovery_yields_to_congestion);
   tcase_add_test (tc, test_encoder_update_policy);
