@@ -31,7 +31,10 @@
  * session it is linked to. If no feedback comes back for the packets it
  * sends, it holds the rate, then backs off (halving it every second down
  * to min-bitrate); if none has come at all 5 s after the first packet, it
- * also posts a warning, once.
+ * also posts a warning, once. #GstUrcpSender:min-bitrate and
+ * #GstUrcpSender:max-bitrate may change while playing; the other
+ * properties only in NULL or READY (set while running, they are ignored
+ * and a warning is posted).
  *
  * Give the RTP sink after rtpbin `sync=false`: the pacer decides when a
  * packet leaves. A syncing sink holds every packet until its frame's
@@ -981,15 +984,20 @@ gst_urcp_sender_set_property (GObject * object, guint prop_id,
 {
   GstUrcpSender *self = GST_URCP_SENDER (object);
 
+  gboolean new_limits = FALSE;
+  guint64 min_bps = 0, max_bps = 0;
+
   GST_OBJECT_LOCK (self);
-  /* Every writable property is GST_PARAM_MUTABLE_READY: the session is
-   * built at READY->PAUSED, and switching pacing with packets queued would
-   * reorder them. */
+  /* Writable properties are GST_PARAM_MUTABLE_READY but for min-bitrate and
+   * max-bitrate: the session is built at READY->PAUSED, and switching
+   * pacing with packets queued would reorder them. Said on the bus, since
+   * the value is not taken. */
   if ((pspec->flags & GST_PARAM_MUTABLE_READY) &&
       GST_STATE (self) > GST_STATE_READY) {
     GST_OBJECT_UNLOCK (self);
-    GST_WARNING_OBJECT (self, "property '%s' can only be changed in the "
-        "NULL or READY state; ignored", pspec->name);
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("Property '%s' can only be changed in the NULL or READY state; the "
+            "new value is ignored.", pspec->name), (NULL));
     return;
   }
   if (prop_id >= PROP_N_FIXED) {
@@ -1013,12 +1021,14 @@ gst_urcp_sender_set_property (GObject * object, guint prop_id,
     }
     case PROP_MIN_BITRATE:
       self->cfg.limits.min_bps = g_value_get_uint (value);
+      new_limits = TRUE;
       break;
     case PROP_START_BITRATE:
       self->cfg.limits.start_bps = g_value_get_uint (value);
       break;
     case PROP_MAX_BITRATE:
       self->cfg.limits.max_bps = g_value_get_uint (value);
+      new_limits = TRUE;
       break;
     case PROP_PACING:
       self->cfg.pacing = g_value_get_boolean (value);
@@ -1043,7 +1053,25 @@ gst_urcp_sender_set_property (GObject * object, guint prop_id,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
+  min_bps = self->cfg.limits.min_bps;
+  max_bps = self->cfg.limits.max_bps;
   GST_OBJECT_UNLOCK (self);
+
+  /* While running, the limits apply from the next decision. ctrl_lock is
+   * taken without the object lock (get_stats takes them the other way). */
+  if (new_limits) {
+    gboolean ok = TRUE;
+
+    g_mutex_lock (&self->ctrl_lock);
+    if (self->sender)
+      ok = rc_sender_set_limits (self->sender, min_bps, max_bps);
+    g_mutex_unlock (&self->ctrl_lock);
+    if (!ok)
+      GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+          ("min-bitrate (%" G_GUINT64_FORMAT ") is above max-bitrate (%"
+              G_GUINT64_FORMAT "); the running limits are kept until both "
+              "agree.", min_bps, max_bps), (NULL));
+  }
 }
 
 static void
@@ -1209,6 +1237,8 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
   GstElementClass *element_class = (GstElementClass *) klass;
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY;
+  const GParamFlags rw_playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
   RcSenderConfig def;
 
   rc_sender_config_init (&def);
@@ -1224,8 +1254,8 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
           controller_value (def.controller), rw));
   g_object_class_install_property (gobject_class, PROP_MIN_BITRATE,
       g_param_spec_uint ("min-bitrate", "Minimum bitrate",
-          "Lowest target the controller may set (bit/s)", 1000, G_MAXUINT,
-          def.limits.min_bps, rw));
+          "Lowest target the controller may set (bit/s); may change while "
+          "playing", 1000, G_MAXUINT, def.limits.min_bps, rw_playing));
   g_object_class_install_property (gobject_class, PROP_START_BITRATE,
       g_param_spec_uint ("start-bitrate", "Start bitrate",
           "Target before any feedback (bit/s); clamped to "
@@ -1233,8 +1263,8 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
           def.limits.start_bps, rw));
   g_object_class_install_property (gobject_class, PROP_MAX_BITRATE,
       g_param_spec_uint ("max-bitrate", "Maximum bitrate",
-          "Highest target the controller may set (bit/s)", 1000, G_MAXUINT,
-          def.limits.max_bps, rw));
+          "Highest target the controller may set (bit/s); may change while "
+          "playing", 1000, G_MAXUINT, def.limits.max_bps, rw_playing));
   g_object_class_install_property (gobject_class, PROP_PACING,
       g_param_spec_boolean ("pacing", "Pacing",
           "Spread packets at pacing-factor x target instead of sending each "

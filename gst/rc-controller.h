@@ -29,7 +29,9 @@
 
 G_BEGIN_DECLS
 
-/* The bounds every controller works within (the application's choice). */
+/* The bounds every controller works within (the application's choice).
+ * min and max may change while it runs (rc_sender_set_limits() writes
+ * RcController.limits): read them where they are used. */
 typedef struct
 {
   guint64 min_bps;

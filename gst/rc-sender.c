@@ -257,6 +257,19 @@ rc_sender_get_config (RcSender * s)
   return &s->cfg;
 }
 
+gboolean
+rc_sender_set_limits (RcSender * s, guint64 min_bps, guint64 max_bps)
+{
+  if (min_bps > max_bps)
+    return FALSE;
+  /* Controllers clamp every decision to their limits (c->limits). */
+  s->cfg.limits.min_bps = s->ctrl->limits.min_bps = min_bps;
+  s->cfg.limits.max_bps = s->ctrl->limits.max_bps = max_bps;
+  GST_DEBUG ("limits now %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT " bit/s",
+      min_bps, max_bps);
+  return TRUE;
+}
+
 RcController *
 rc_sender_get_controller (RcSender * s)
 {

@@ -126,6 +126,11 @@ typedef struct _RcSender RcSender;
 RcSender *rc_sender_new (const RcSenderConfig * cfg, GError ** error);
 void rc_sender_free (RcSender * s);
 const RcSenderConfig *rc_sender_get_config (RcSender * s);
+/* New min and max bitrates (start_bps is not used: the start is past),
+ * for the controller too, from the next decision on. FALSE, and nothing
+ * changed, if min > max. */
+gboolean rc_sender_set_limits (RcSender * s, guint64 min_bps,
+    guint64 max_bps);
 
 /* The media stream's SSRC (RTCP blocks about other streams are ignored
  * once it is known) and RTP payload type (per-packet results with another

@@ -621,22 +621,60 @@ static const struct
 /* READY-only properties are refused while playing: the controller and
  * pacer are built at READY->PAUSED, and flipping pacing with packets queued
  * would reorder them. */
+/* A READY-only property set while playing is ignored, and the bus says so;
+ * min-bitrate and max-bitrate apply while playing, from the next packet;
+ * a min above the max is refused with a warning. */
 GST_START_TEST (test_property_ready_only)
 {
   GstHarness *h = sender_harness_new (CAPS_TWCC, "max-bitrate", 2000000,
-      "pacing", TRUE, NULL);
+      "start-bitrate", 1000000, "pacing", FALSE, NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
   guint max = 0;
-  gboolean pacing = FALSE;
+  gboolean pacing = TRUE;
+  Sim sim;
 
+  gst_element_set_bus (h->element, bus);
   gst_harness_play (h);
-  g_object_set (h->element, "max-bitrate", 900000, "pacing", FALSE, NULL);
-  g_object_get (h->element, "max-bitrate", &max, "pacing", &pacing, NULL);
-  fail_unless_equals_int (max, 2000000);
-  fail_unless (pacing);
+  g_object_set (h->element, "pacing", TRUE, NULL);
+  g_object_get (h->element, "pacing", &pacing, NULL);
+  fail_if (pacing);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning for a READY-only property");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "'pacing'") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+
+  sim_init (&sim, h, 0);
+  sim_set_time (&sim, 10 * MS);
+  sim_send (&sim, PKT_SIZE);
+  fail_unless_equals_int (target_bitrate (h->element), 1000000);
+  g_object_set (h->element, "max-bitrate", 600000, NULL);
+  g_object_get (h->element, "max-bitrate", &max, NULL);
+  fail_unless_equals_int (max, 600000);
+  sim_set_time (&sim, 20 * MS);
+  sim_send (&sim, PKT_SIZE);
+  fail_unless_equals_int (target_bitrate (h->element), 600000);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+
+  /* min above max: refused, the running limits stay. */
+  g_object_set (h->element, "min-bitrate", 700000, NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning for min-bitrate above max-bitrate");
+  gst_message_unref (msg);
+  sim_set_time (&sim, 30 * MS);
+  sim_send (&sim, PKT_SIZE);
+  fail_unless_equals_int (target_bitrate (h->element), 600000);
+
   gst_element_set_state (h->element, GST_STATE_READY);
-  g_object_set (h->element, "max-bitrate", 900000, NULL);
+  g_object_set (h->element, "min-bitrate", 50000, "max-bitrate", 900000, NULL);
   g_object_get (h->element, "max-bitrate", &max, NULL);
   fail_unless_equals_int (max, 900000);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  sim_clear (&sim);
   gst_harness_teardown (h);
 }
 
