@@ -224,6 +224,10 @@ ensure_encoder_locked (GstUrcpSender * self)
       GST_WARNING_OBJECT (self, "encoder %" GST_PTR_FORMAT " has no bitrate "
           "property whose unit we know; not driving it (use the "
           "target-bitrate notify instead)", self->encoder);
+      /* Said on the bus once the locks are released (post_unknown_encoder):
+       * a bus sync handler may call back into the element. */
+      g_free (self->unknown_encoder);
+      self->unknown_encoder = g_strdup (G_OBJECT_TYPE_NAME (self->encoder));
       gst_clear_object (&self->encoder);
     } else {
       GST_INFO_OBJECT (self, "driving %" GST_PTR_FORMAT " property %s",
@@ -234,6 +238,27 @@ ensure_encoder_locked (GstUrcpSender * self)
         "target-bitrate only");
   }
   return self->encoder ? gst_object_ref (self->encoder) : NULL;
+}
+
+/* The encoder ensure_encoder_locked() found and cannot drive, on the bus.
+ * Called without locks. */
+static void
+post_unknown_encoder (GstUrcpSender * self)
+{
+  gchar *name;
+
+  g_mutex_lock (&self->ctrl_lock);
+  name = self->unknown_encoder;
+  self->unknown_encoder = NULL;
+  g_mutex_unlock (&self->ctrl_lock);
+  if (!name)
+    return;
+  GST_ELEMENT_WARNING (self, STREAM, NOT_IMPLEMENTED,
+      ("The encoder upstream (%s) is not one urcpsender knows how to drive; "
+          "its bitrate is not set. Connect to notify::target-bitrate and set "
+          "it from the application.", name),
+      ("Known encoders are listed in gst/gstrcencoder.c."));
+  g_free (name);
 }
 
 /* ------------------------------------------------------------- actions */
@@ -316,6 +341,7 @@ carry_out (GstUrcpSender * self, const RcSenderAction * a, guint n)
           gst_object_unref (enc);
         }
         g_mutex_unlock (&self->enc_lock);
+        post_unknown_encoder (self);
         g_object_notify (G_OBJECT (self), "target-bitrate");
         break;
       }
@@ -477,7 +503,7 @@ check_caps (GstUrcpSender * self, GstCaps * caps)
 {
   GstStructure *s = gst_caps_get_structure (caps, 0);
   guint i, n = gst_structure_n_fields (s);
-  gboolean twcc = FALSE;
+  gboolean twcc = FALSE, warn_twcc = FALSE;
   guint ssrc;
 
   for (i = 0; i < n; i++) {
@@ -505,11 +531,16 @@ check_caps (GstUrcpSender * self, GstCaps * caps)
   }
   if (!twcc && !self->warned_no_twcc_caps) {
     self->warned_no_twcc_caps = TRUE;
-    GST_WARNING_OBJECT (self, "caps carry no transport-wide-cc extension "
-        "(extmap-N=%s): only RTCP receiver reports can drive the rate",
-        RC_TWCC_EXT_URI);
+    warn_twcc = TRUE;
   }
   g_mutex_unlock (&self->ctrl_lock);
+  if (warn_twcc)
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("The RTP caps carry no transport-wide-cc header extension, so only "
+            "RTCP receiver reports (every few seconds) can drive the rate."),
+        ("Put extmap-N=(string)\"%s\" in the RTP caps on both sides (the "
+            "payloader's and the receiver's) to get per-packet feedback.",
+            RC_TWCC_EXT_URI));
 }
 
 /* Media or a repair packet? Repair packets from a fecenc upstream carry
@@ -899,6 +930,7 @@ prepare_encoder (GstUrcpSender * self)
     gst_object_unref (enc);
   }
   g_mutex_unlock (&self->enc_lock);
+  post_unknown_encoder (self);
 }
 
 static GstStateChangeReturn
@@ -1157,6 +1189,7 @@ gst_urcp_sender_finalize (GObject * object)
   g_array_unref (self->reports);
   gst_clear_object (&self->encoder);
   gst_clear_object (&self->encoder_prop);
+  g_free (self->unknown_encoder);
   g_mutex_clear (&self->ctrl_lock);
   g_mutex_clear (&self->enc_lock);
   g_cond_clear (&self->queue_cond);

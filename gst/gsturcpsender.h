@@ -36,6 +36,8 @@ struct _GstUrcpSender
   GstFlowReturn srcresult;
   GstClockID clock_id;
   gboolean warned_no_twcc_caps;
+  gchar *unknown_encoder;       /* (ctrl_lock) an encoder found but not
+                                 * driven, to be said on the bus */
   gint clock_rate;              /* from caps, for RR jitter */
   gint media_pt;                /* from caps; -1 unknown */
   guint32 media_ssrc;           /* from caps or the first media packet */

@@ -93,6 +93,10 @@ check_rtp_buffer (GstBuffer * buf, guint16 seq, guint total_size)
   gst_buffer_unref (expect);
 }
 
+/* If set, sender_harness_new() gives the element this bus first, so the
+ * messages of its start and of the caps reach the test. */
+static GstBus *harness_bus;
+
 /* Properties are applied before the harness takes the element to PLAYING:
  * the controller copies its configuration at READY -> PAUSED. */
 static GstHarness *
@@ -103,6 +107,8 @@ sender_harness_new (const gchar * caps, const gchar * first_prop, ...)
   va_list ap;
 
   fail_unless (e != NULL, "urcpsender not found; GST_PLUGIN_PATH?");
+  if (harness_bus)
+    gst_element_set_bus (e, harness_bus);
   if (first_prop) {
     va_start (ap, first_prop);
     g_object_set_valist (G_OBJECT (e), first_prop, ap);
@@ -1743,10 +1749,14 @@ GST_END_TEST;
 
 GST_START_TEST (test_caps_without_twcc)
 {
+  GstBus *bus = harness_bus = gst_bus_new ();
   GstHarness *h = sender_harness_new (CAPS_NO_TWCC, NULL);
+  GstMessage *msg;
+  GError *err = NULL;
   GstBuffer *out;
   guint i;
 
+  harness_bus = NULL;
   /* Pacing on; packets 40 ms apart are slower than the 450 kbit/s pacing
    * rate, so each leaves as soon as it arrives. */
   for (i = 0; i < 20; i++) {
@@ -1762,6 +1772,17 @@ GST_START_TEST (test_caps_without_twcc)
       DEF_START_BPS);
   fail_unless_equals_uint64 (stats_u64 (h->element, "twcc-events"), 0);
   assert_state (h->element, "startup-low");
+  /* Said on the bus, once. */
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning about the missing extension");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "transport-wide-cc") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
 }
 
@@ -1790,6 +1811,48 @@ GST_START_TEST (test_no_encoder)
   fail_unless (target_bitrate (h->element) >= DEF_START_BPS);
   sim_clear (&sim);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* An encoder urcpsender cannot drive (here an identity given as the
+ * encoder): a warning on the bus says so, once; the target is still
+ * published. */
+GST_START_TEST (test_unknown_encoder)
+{
+  GstElement *ident = gst_element_factory_make ("identity", "notanencoder");
+  GstBus *bus = harness_bus = gst_bus_new ();
+  GstHarness *h = sender_harness_new (CAPS_TWCC, "pacing", FALSE,
+      "encoder", ident, NULL);
+  GstMessage *msg;
+  GError *err = NULL;
+  guint warnings = 0;
+  Sim sim;
+  GstClockTime t;
+
+  harness_bus = NULL;
+  sim_init (&sim, h, 0);
+  for (t = 0; t <= 3 * GST_SECOND; t += 10 * MS) {
+    sim_set_time (&sim, t);
+    sim_send (&sim, PKT_SIZE);
+    if (t % (50 * MS) == 0)
+      sim_feedback (&sim, CLEAN_OWD);
+  }
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    gst_message_parse_warning (msg, &err, NULL);
+    fail_unless (strstr (err->message, "GstIdentity") != NULL, "%s",
+        err->message);
+    g_clear_error (&err);
+    gst_message_unref (msg);
+    warnings++;
+  }
+  fail_unless_equals_int (warnings, 1);
+  fail_unless (target_bitrate (h->element) > DEF_START_BPS);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  sim_clear (&sim);
+  gst_harness_teardown (h);
+  gst_object_unref (ident);
 }
 
 GST_END_TEST;
@@ -2116,6 +2179,7 @@ urcpsender_suite (void)
   tcase_add_test (tc, test_feedback_before_data);
   tcase_add_test (tc, test_caps_without_twcc);
   tcase_add_test (tc, test_no_encoder);
+  tcase_add_test (tc, test_unknown_encoder);
   tcase_add_test (tc, test_no_feedback_backs_off);
   tcase_add_test (tc, test_circuit_breaker);
   tcase_add_test (tc, test_circuit_breaker_off);
