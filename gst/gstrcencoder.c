@@ -10,9 +10,9 @@
 GST_DEBUG_CATEGORY_STATIC (gst_rc_encoder_debug);
 #define GST_CAT_DEFAULT gst_rc_encoder_debug
 
-/* How far upstream to look for the encoder (payloader, capsfilter, queue,
- * tee, ... in between). */
-#define ENCODER_SEARCH_DEPTH 10
+/* How many elements away to look for the encoder (payloader, capsfilter,
+ * queue, tee, ... in between) or the RTP session (fecenc, funnel, ...). */
+#define SEARCH_DEPTH 10
 
 /* Encoders we know the bitrate unit of. vp8enc, vp9enc, x264enc, x265enc,
  * openh264enc, av1enc, theoraenc and avenc_* checked with gst-inspect-1.0
@@ -101,7 +101,7 @@ is_encoder (GstElement * e)
  * through the internal pad's ghost pad and on to that ghost's peer (as when
  * urcpsender sits inside an rtpbin aux-sender bin). */
 GstPad *
-gst_rc_linked_element_pad (GstPad * pad, gboolean stop_at_ghost)
+gst_rc_linked_element_pad (GstPad * pad)
 {
   GstPad *peer = gst_pad_get_peer (pad);
   guint guard;
@@ -110,8 +110,6 @@ gst_rc_linked_element_pad (GstPad * pad, gboolean stop_at_ghost)
     GstPad *next;
 
     if (GST_IS_GHOST_PAD (peer)) {
-      if (stop_at_ghost)
-        return peer;
       next = gst_ghost_pad_get_target (GST_GHOST_PAD (peer));
     } else if (GST_IS_PROXY_PAD (peer)) {
       GstPad *ghost =
@@ -128,35 +126,38 @@ gst_rc_linked_element_pad (GstPad * pad, gboolean stop_at_ghost)
   return NULL;
 }
 
-/* Walks upstream from `sinkpad` through single-input elements. */
-GstElement *
-gst_rc_encoder_find_upstream (GstPad * sinkpad)
+/* The element on the far side of `pad` (crossing bins), then the first pad
+ * of the other direction on it, up to `depth` elements away; the first
+ * element `match` accepts is returned (a ref). */
+static GstElement *
+walk_linked (GstPad * start, gboolean (*match) (GstElement *))
 {
-  GstPad *pad;
+  GstPad *pad = gst_object_ref (start);
   GstElement *found = NULL;
   guint depth;
 
-  g_return_val_if_fail (GST_IS_PAD (sinkpad), NULL);
-  pad = gst_object_ref (sinkpad);
-  for (depth = 0; depth < ENCODER_SEARCH_DEPTH && pad; depth++) {
-    GstPad *peer = gst_rc_linked_element_pad (pad, FALSE);
+  for (depth = 0; depth < SEARCH_DEPTH && pad; depth++) {
+    GstPad *peer = gst_rc_linked_element_pad (pad);
+    GstPadDirection dir = GST_PAD_DIRECTION (pad);
     GstElement *e;
     GstIterator *it;
     GValue v = G_VALUE_INIT;
 
-    gst_object_unref (pad);
-    pad = NULL;
+    gst_clear_object (&pad);
     if (!peer)
       break;
     e = gst_pad_get_parent_element (peer);
     gst_object_unref (peer);
     if (!e)
       break;
-    if (is_encoder (e)) {
+    if (match (e)) {
       found = e;
       break;
     }
-    it = gst_element_iterate_sink_pads (e);
+    /* Walking upstream we left by a src pad and go on from a sink pad of
+     * the element reached, and the other way round. */
+    it = dir == GST_PAD_SINK ? gst_element_iterate_sink_pads (e) :
+        gst_element_iterate_src_pads (e);
     if (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
       pad = g_value_dup_object (&v);
       g_value_unset (&v);
@@ -164,9 +165,44 @@ gst_rc_encoder_find_upstream (GstPad * sinkpad)
     gst_iterator_free (it);
     gst_object_unref (e);
   }
-  if (pad)
-    gst_object_unref (pad);
+  gst_clear_object (&pad);
   return found;
+}
+
+GstElement *
+gst_rc_encoder_find_upstream (GstPad * sinkpad)
+{
+  g_return_val_if_fail (GST_IS_PAD (sinkpad), NULL);
+  return walk_linked (sinkpad, is_encoder);
+}
+
+/* An rtpsession element: it exposes its RTPSession object, which emits the
+ * RTCP signals. Found by what it offers, not by its type name, so a
+ * subclass or a session inside any bin (rtpbin, webrtcbin) is found too. */
+static gboolean
+is_rtp_session (GstElement * e)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "internal-session");
+  return ps && G_TYPE_IS_OBJECT (ps->value_type) &&
+      g_signal_lookup ("on-receiving-rtcp", ps->value_type) != 0;
+}
+
+GObject *
+gst_rc_rtp_session_find_downstream (GstPad * srcpad, GstElement ** element)
+{
+  GstElement *e;
+  GObject *session = NULL;
+
+  g_return_val_if_fail (GST_IS_PAD (srcpad), NULL);
+  e = walk_linked (srcpad, is_rtp_session);
+  if (e)
+    g_object_get (e, "internal-session", &session, NULL);
+  if (element)
+    *element = e;
+  else
+    gst_clear_object (&e);
+  return session;
 }
 
 void

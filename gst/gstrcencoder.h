@@ -38,13 +38,20 @@ const GstRcEncoderInfo *gst_rc_encoder_info_list (guint * n_infos);
 const GstRcEncoderInfo *gst_rc_encoder_info_for (GstElement * enc);
 
 /* The real element pad linked to `pad`, crossing ghost and proxy pads both
- * ways; with `stop_at_ghost`, a ghost pad reached from outside its bin is
- * returned itself. Returns a ref or NULL. */
-GstPad *gst_rc_linked_element_pad (GstPad * pad, gboolean stop_at_ghost);
+ * ways. Returns a ref or NULL. */
+GstPad *gst_rc_linked_element_pad (GstPad * pad);
 
 /* The first element of klass "Encoder" upstream of `sinkpad`, walking
  * through single-input elements and bins. Returns a ref or NULL. */
 GstElement *gst_rc_encoder_find_upstream (GstPad * sinkpad);
+
+/* The RTP session (rtpsession's "internal-session" object, which emits
+ * on-receiving-rtcp) of the first rtpsession element downstream of
+ * `srcpad`, through bins (rtpbin, webrtcbin, aux-sender bins) and
+ * single-output elements (fecenc in fec-encoders, funnels). Returns a ref
+ * or NULL; the rtpsession element (a ref) goes to `element` if not NULL. */
+GObject *gst_rc_rtp_session_find_downstream (GstPad * srcpad,
+    GstElement ** element);
 
 /* Sets `enc` up for following a changing target in real time, as
  * info->setup says; logs what it did (category rcencoder). */

@@ -203,12 +203,15 @@ system_clock_now (void)
 
 /* ---------------------------------------------------------------- encoder */
 
-/* Called with ctrl_lock held; returns a ref to the encoder to set, or NULL. */
+/* Called with ctrl_lock held; returns a ref to the encoder to set, or NULL.
+ * `*is_new` (may be NULL) says whether it was not the one driven before. */
 static GstElement *
-ensure_encoder_locked (GstUrcpSender * self)
+ensure_encoder_locked (GstUrcpSender * self, gboolean * is_new)
 {
-  GstElement *given;
+  GstElement *given, *before;
 
+  if (is_new)
+    *is_new = FALSE;
   if (self->encoder_searched)
     return self->encoder ? gst_object_ref (self->encoder) : NULL;
 
@@ -216,49 +219,96 @@ ensure_encoder_locked (GstUrcpSender * self)
   given = self->encoder_prop ? gst_object_ref (self->encoder_prop) : NULL;
   GST_OBJECT_UNLOCK (self);
 
+  before = self->encoder;
   self->encoder_searched = TRUE;
   self->encoder = given ? given : gst_rc_encoder_find_upstream (self->sinkpad);
   if (self->encoder) {
     self->encoder_info = gst_rc_encoder_info_for (self->encoder);
     if (!self->encoder_info) {
-      GST_WARNING_OBJECT (self, "encoder %" GST_PTR_FORMAT " has no bitrate "
-          "property whose unit we know; not driving it (use the "
-          "target-bitrate notify instead)", self->encoder);
-      /* Said on the bus once the locks are released (post_unknown_encoder):
-       * a bus sync handler may call back into the element. */
-      g_free (self->unknown_encoder);
-      self->unknown_encoder = g_strdup (G_OBJECT_TYPE_NAME (self->encoder));
+      GST_DEBUG_OBJECT (self, "encoder %" GST_PTR_FORMAT " has no bitrate "
+          "property whose unit we know; not driving it", self->encoder);
+      /* Said on the bus once the locks are released (post_discovery): a
+       * bus sync handler may call back into the element. */
+      if (!self->warned_unknown_encoder) {
+        self->warned_unknown_encoder = TRUE;
+        g_free (self->unknown_encoder);
+        self->unknown_encoder = g_strdup (G_OBJECT_TYPE_NAME (self->encoder));
+      }
       gst_clear_object (&self->encoder);
     } else {
       GST_INFO_OBJECT (self, "driving %" GST_PTR_FORMAT " property %s",
           self->encoder, self->encoder_info->property);
     }
   } else {
-    GST_WARNING_OBJECT (self, "no encoder found upstream; publishing "
-        "target-bitrate only");
+    GST_DEBUG_OBJECT (self, "no encoder found upstream");
   }
+  if (is_new)
+    *is_new = self->encoder && self->encoder != before;
+  gst_clear_object (&before);
   return self->encoder ? gst_object_ref (self->encoder) : NULL;
 }
 
-/* The encoder ensure_encoder_locked() found and cannot drive, on the bus.
- * Called without locks. */
+/* What discovery found wrong, on the bus. Called without locks. */
 static void
-post_unknown_encoder (GstUrcpSender * self)
+post_discovery (GstUrcpSender * self)
 {
   gchar *name;
+  gboolean none;
 
   g_mutex_lock (&self->ctrl_lock);
   name = self->unknown_encoder;
   self->unknown_encoder = NULL;
+  none = self->post_no_encoder;
+  self->post_no_encoder = FALSE;
   g_mutex_unlock (&self->ctrl_lock);
-  if (!name)
-    return;
-  GST_ELEMENT_WARNING (self, STREAM, NOT_IMPLEMENTED,
-      ("The encoder upstream (%s) is not one urcpsender knows how to drive; "
-          "its bitrate is not set. Connect to notify::target-bitrate and set "
-          "it from the application.", name),
-      ("Known encoders are listed in gst/gstrcencoder.c."));
+  if (name)
+    GST_ELEMENT_WARNING (self, STREAM, NOT_IMPLEMENTED,
+        ("The encoder upstream (%s) is not one urcpsender knows how to drive; "
+            "its bitrate is not set. Connect to notify::target-bitrate and "
+            "set it from the application.", name),
+        ("Known encoders are listed in gst/gstrcencoder.c."));
+  if (none)
+    GST_ELEMENT_WARNING (self, STREAM, NOT_IMPLEMENTED,
+        ("No video encoder was found upstream of urcpsender, so nothing "
+            "follows its target bitrate. Set the encoder property, or "
+            "connect to notify::target-bitrate and set the bitrate from the "
+            "application."),
+        ("Looked up to 10 elements upstream, through bins, for an element "
+            "of class Encoder."));
   g_free (name);
+}
+
+/* Sets the encoder to the session's target (`bps` if there is no session);
+ * an encoder driven for the first time is set up for it first. Actions from
+ * different threads may be carried out in any order: set what the session
+ * holds now, one thread at a time, so the encoder ends at the latest
+ * target. Called without locks. */
+static void
+drive_encoder (GstUrcpSender * self, guint64 bps)
+{
+  GstElement *enc;
+  const GstRcEncoderInfo *info;
+  gboolean conf, is_new;
+
+  GST_OBJECT_LOCK (self);
+  conf = self->configure_encoder;
+  GST_OBJECT_UNLOCK (self);
+
+  g_mutex_lock (&self->enc_lock);
+  g_mutex_lock (&self->ctrl_lock);
+  enc = ensure_encoder_locked (self, &is_new);
+  info = self->encoder_info;
+  if (self->sender)
+    bps = rc_sender_get_target (self->sender);
+  g_mutex_unlock (&self->ctrl_lock);
+  if (enc) {
+    if (is_new && conf)
+      gst_rc_encoder_configure (enc, info);
+    gst_rc_encoder_set_bitrate (enc, info, bps);
+    gst_object_unref (enc);
+  }
+  g_mutex_unlock (&self->enc_lock);
+  post_discovery (self);
 }
 
 /* ------------------------------------------------------------- actions */
@@ -322,29 +372,10 @@ carry_out (GstUrcpSender * self, const RcSenderAction * a, guint n)
 
   for (i = 0; i < n; i++) {
     switch (a[i].kind) {
-      case RC_SENDER_SET_ENCODER:{
-        GstElement *enc;
-        const GstRcEncoderInfo *info;
-        guint64 bps;
-
-        /* Actions from different threads may be carried out in any order:
-         * set what the session holds now, one thread at a time, so the
-         * encoder ends at the latest target. */
-        g_mutex_lock (&self->enc_lock);
-        g_mutex_lock (&self->ctrl_lock);
-        enc = ensure_encoder_locked (self);
-        info = self->encoder_info;
-        bps = self->sender ? rc_sender_get_target (self->sender) : a[i].bps;
-        g_mutex_unlock (&self->ctrl_lock);
-        if (enc) {
-          gst_rc_encoder_set_bitrate (enc, info, bps);
-          gst_object_unref (enc);
-        }
-        g_mutex_unlock (&self->enc_lock);
-        post_unknown_encoder (self);
+      case RC_SENDER_SET_ENCODER:
+        drive_encoder (self, a[i].bps);
         g_object_notify (G_OBJECT (self), "target-bitrate");
         break;
-      }
       case RC_SENDER_SET_FEC:{
         guint64 bps;
 
@@ -418,7 +449,9 @@ handle_twcc (GstUrcpSender * self, const GstStructure * s)
 }
 
 /* NTP 32.32 "middle 32 bits" of now, for RTT = A - LSR - DLSR (RFC 3550
- * sec. 6.4.1). rtpsession's default ntp-time-source is the wall clock. */
+ * sec. 6.4.1), used only when rtpsession's own RTT cannot be had (see
+ * on_ssrc_active): it assumes rtpsession's default ntp-time-source, the
+ * wall clock. */
 static guint32
 ntp_short_now (void)
 {
@@ -426,6 +459,27 @@ ntp_short_now (void)
           GST_USECOND));
 }
 
+/* Hands the reports waiting for rtpsession's RTT to the session as they
+ * are. ctrl_lock held; returns the number of actions put in `a`. */
+static guint
+deliver_pending_locked (GstUrcpSender * self, GstClockTime now,
+    RcSenderAction * a, guint max)
+{
+  guint n = 0;
+
+  if (self->sender && self->pending_reports->len) {
+    rc_sender_on_reports (self->sender,
+        (const RcReportBlock *) self->pending_reports->data,
+        self->pending_reports->len, now);
+    n = poll_locked (self, now, a, max);
+  }
+  g_array_set_size (self->pending_reports, 0);
+  return n;
+}
+
+/* Emitted before rtpsession processes the packet. Report blocks about our
+ * stream wait for on_ssrc_active, which comes after rtpsession has worked
+ * out their RTT in its own NTP time base; the rest goes on at once. */
 static void
 on_receiving_rtcp (GObject * session, GstBuffer * buffer, GstUrcpSender * self)
 {
@@ -433,16 +487,26 @@ on_receiving_rtcp (GObject * session, GstBuffer * buffer, GstUrcpSender * self)
   RcSenderAction a[MAX_ACTIONS];
   guint32 arrival = ntp_short_now ();
   GstClockTime now = running_time_now (self);
-  guint n = 0;
+  gboolean wait = FALSE;
+  guint i, n;
 
   g_mutex_lock (&self->ctrl_lock);
+  /* A packet whose reports never got on_ssrc_active (none may come). */
+  n = deliver_pending_locked (self, now, a, MAX_ACTIONS);
   g_array_set_size (self->reports, 0);
   rc_rtcp_parse (buffer, arrival, self->clock_rate, self->reports, &info);
-  if (self->sender && self->reports->len) {
-    rc_sender_on_reports (self->sender,
-        (const RcReportBlock *) self->reports->data, self->reports->len, now);
-    n = poll_locked (self, now, a, MAX_ACTIONS);
+  for (i = 0; i < self->reports->len; i++) {
+    const RcReportBlock *b = &g_array_index (self->reports, RcReportBlock, i);
+    GST_LOG_OBJECT (self, "report block kind %d from %08x about %08x (ours "
+        "%08x)", b->kind, b->reporter_ssrc, b->media_ssrc, self->media_ssrc);
+    if (b->kind == RC_REPORT_RR && b->rr.lsr != 0 && self->have_media_ssrc &&
+        b->media_ssrc == self->media_ssrc)
+      wait = TRUE;
   }
+  g_array_append_vals (self->pending_reports, self->reports->data,
+      self->reports->len);
+  if (!wait)
+    n += deliver_pending_locked (self, now, a + n, MAX_ACTIONS - n);
   g_mutex_unlock (&self->ctrl_lock);
   if (info.first_problem)
     GST_INFO_OBJECT (self, "RTCP packet partly unreadable: %s",
@@ -450,50 +514,194 @@ on_receiving_rtcp (GObject * session, GstBuffer * buffer, GstUrcpSender * self)
   carry_out (self, a, n);
 }
 
-/* Finds the RTP session our src pad feeds, for the RTCP RR fallback:
- * either rtpbin's send_rtp_sink_N ghost pad (the usual place), or an
- * rtpsession element directly (as when we are inside an rtpbin
- * aux-sender bin, or used with a bare rtpsession). */
+/* rtpsession has processed an SR/RR from `source`: its stats hold the RTT
+ * of the last report block about our stream, measured on the session's
+ * ntp-time-source (whatever the application chose), which is the clock the
+ * LSR in that block came from. Taken for the waiting blocks it belongs to
+ * (same reporter, SSRC, LSR and DLSR); others keep the wall-clock RTT. */
+static void
+on_ssrc_active (GObject * session, GObject * source, GstUrcpSender * self)
+{
+  RcSenderAction a[MAX_ACTIONS];
+  GstStructure *st = NULL;
+  gboolean have_rb = FALSE;
+  guint reporter = 0, rb_ssrc = 0, lsr = 0, dlsr = 0, rtt = 0;
+  GstClockTime now = running_time_now (self);
+  guint i, n;
+
+  g_object_get (source, "ssrc", &reporter, "stats", &st, NULL);
+  if (st) {
+    gst_structure_get (st, "have-rb", G_TYPE_BOOLEAN, &have_rb,
+        "rb-ssrc", G_TYPE_UINT, &rb_ssrc, "rb-lsr", G_TYPE_UINT, &lsr,
+        "rb-dlsr", G_TYPE_UINT, &dlsr, "rb-round-trip", G_TYPE_UINT, &rtt,
+        NULL);
+    gst_structure_free (st);
+  }
+
+  g_mutex_lock (&self->ctrl_lock);
+  for (i = 0; have_rb && i < self->pending_reports->len; i++) {
+    RcReportBlock *b = &g_array_index (self->pending_reports, RcReportBlock,
+        i);
+    GstClockTime t;
+
+    if (b->kind != RC_REPORT_RR || b->reporter_ssrc != reporter ||
+        b->media_ssrc != rb_ssrc || b->rr.lsr != lsr || b->rr.dlsr != dlsr)
+      continue;
+    /* rtpsession leaves 0 when A <= LSR + DLSR. */
+    t = rtt ? rc_rtcp_ntp_short_to_time (rtt) : GST_CLOCK_TIME_NONE;
+    if (GST_CLOCK_TIME_IS_VALID (t) && t > RC_RTCP_MAX_RTT)
+      t = GST_CLOCK_TIME_NONE;
+    GST_LOG_OBJECT (self, "RTT from rtpsession %" GST_TIME_FORMAT
+        " (wall clock: %" GST_TIME_FORMAT ")", GST_TIME_ARGS (t),
+        GST_TIME_ARGS (b->rr.rtt));
+    b->rr.rtt = t;
+  }
+  n = deliver_pending_locked (self, now, a, MAX_ACTIONS);
+  g_mutex_unlock (&self->ctrl_lock);
+  carry_out (self, a, n);
+}
+
+static void
+disconnect_session (GObject * session, gulong h1, gulong h2)
+{
+  if (!session)
+    return;
+  g_signal_handler_disconnect (session, h1);
+  g_signal_handler_disconnect (session, h2);
+  g_object_unref (session);
+}
+
+/* Finds the RTP session our src pad feeds, for the RTCP receiver-report
+ * fallback and rtpsession's RTT: through rtpbin's send_rtp_sink_N, an
+ * aux-sender bin (rtpbin's or webrtcbin's), fecenc in fec-encoders, or a
+ * bare rtpsession. Keeps the one it has if it finds the same. */
 static void
 connect_rtp_session (GstUrcpSender * self)
 {
-  GstPad *peer = gst_rc_linked_element_pad (self->srcpad, TRUE);
-  GstElement *parent = NULL;
-  GObject *session = NULL;
-  guint id;
+  GstElement *elem = NULL;
+  GObject *session = gst_rc_rtp_session_find_downstream (self->srcpad, &elem);
+  GObject *old;
+  gulong h1, h2;
 
-  if (!peer)
+  g_mutex_lock (&self->ctrl_lock);
+  if (session == self->rtp_session) {
+    g_mutex_unlock (&self->ctrl_lock);
+    gst_clear_object (&session);
+    gst_clear_object (&elem);
     return;
-  parent = gst_pad_get_parent_element (peer);
-  if (parent && GST_IS_GHOST_PAD (peer) &&
-      g_str_equal (G_OBJECT_TYPE_NAME (parent), "GstRtpBin") &&
-      sscanf (GST_PAD_NAME (peer), "send_rtp_sink_%u", &id) == 1) {
-    g_signal_emit_by_name (parent, "get-internal-session", id, &session);
-  } else if (parent && g_object_class_find_property (G_OBJECT_GET_CLASS
-          (parent), "internal-session") &&
-      g_str_equal (G_OBJECT_TYPE_NAME (parent), "GstRtpSession")) {
-    g_object_get (parent, "internal-session", &session, NULL);
   }
+  old = self->rtp_session;
+  h1 = self->rtcp_handler;
+  h2 = self->ssrc_active_handler;
+  self->rtp_session = session;
+  g_free (self->rtp_session_name);
+  self->rtp_session_name = elem ? gst_object_get_name (GST_OBJECT (elem)) :
+      NULL;
   if (session) {
     self->rtcp_handler = g_signal_connect (session, "on-receiving-rtcp",
         G_CALLBACK (on_receiving_rtcp), self);
-    self->rtp_session = session;
-    GST_INFO_OBJECT (self, "listening to RTCP of %" GST_PTR_FORMAT, parent);
-  } else {
-    GST_INFO_OBJECT (self, "not linked to an rtpbin/rtpsession send pad: no "
-        "RTCP receiver-report fallback, transport-wide feedback only");
+    self->ssrc_active_handler = g_signal_connect (session, "on-ssrc-active",
+        G_CALLBACK (on_ssrc_active), self);
   }
-  gst_clear_object (&parent);
-  gst_object_unref (peer);
+  g_array_set_size (self->pending_reports, 0);
+  g_mutex_unlock (&self->ctrl_lock);
+  disconnect_session (old, h1, h2);
+
+  if (session)
+    GST_INFO_OBJECT (self, "listening to RTCP of %" GST_PTR_FORMAT, elem);
+  else
+    GST_INFO_OBJECT (self, "no rtpsession downstream (yet): no RTCP "
+        "receiver-report fallback, transport-wide feedback only");
+  gst_clear_object (&elem);
 }
 
 static void
 disconnect_rtp_session (GstUrcpSender * self)
 {
-  if (self->rtp_session) {
-    g_signal_handler_disconnect (self->rtp_session, self->rtcp_handler);
-    g_clear_object (&self->rtp_session);
+  GObject *old;
+  gulong h1, h2;
+
+  g_mutex_lock (&self->ctrl_lock);
+  old = self->rtp_session;
+  h1 = self->rtcp_handler;
+  h2 = self->ssrc_active_handler;
+  self->rtp_session = NULL;
+  g_clear_pointer (&self->rtp_session_name, g_free);
+  g_array_set_size (self->pending_reports, 0);
+  g_mutex_unlock (&self->ctrl_lock);
+  disconnect_session (old, h1, h2);
+}
+
+#define REDISCOVER_ENCODER 1
+#define REDISCOVER_SESSION 2
+#define DISCOVERY_RETRY GST_SECOND
+
+/* Looks again for the encoder and the RTP session where a pad was relinked
+ * or caps changed, and once a second for whichever is still missing. The
+ * first buffer is the first time both paths must be linked, so an encoder
+ * not found then is said on the bus. Called from the chain function
+ * without locks. */
+static void
+discover (GstUrcpSender * self, GstClockTime now)
+{
+  guint bits = (guint) g_atomic_int_and (&self->rediscover, 0);
+  gboolean due, enc, sess, listened;
+
+  g_mutex_lock (&self->ctrl_lock);
+  due = self->sender && (bits || ((!self->encoder || !self->rtp_session) &&
+          GST_CLOCK_TIME_IS_VALID (now) &&
+          (!GST_CLOCK_TIME_IS_VALID (self->next_discovery) ||
+              now >= self->next_discovery)));
+  if (!due) {
+    g_mutex_unlock (&self->ctrl_lock);
+    return;
   }
+  if (GST_CLOCK_TIME_IS_VALID (now))
+    self->next_discovery = now + DISCOVERY_RETRY;
+  enc = (bits & REDISCOVER_ENCODER) || !self->encoder;
+  sess = (bits & REDISCOVER_SESSION) || !self->rtp_session;
+  if (enc)
+    self->encoder_searched = FALSE;
+  g_mutex_unlock (&self->ctrl_lock);
+
+  if (enc) {
+    drive_encoder (self, 0);
+    /* An application that follows target-bitrate itself needs no
+     * encoder here. */
+    listened = g_signal_has_handler_pending (self, g_signal_lookup ("notify",
+            G_TYPE_OBJECT), g_quark_from_static_string ("target-bitrate"),
+        FALSE);
+    g_mutex_lock (&self->ctrl_lock);
+    if (!self->encoder && !self->warned_unknown_encoder &&
+        !self->warned_no_encoder && !listened) {
+      self->warned_no_encoder = TRUE;
+      self->post_no_encoder = TRUE;
+    }
+    g_mutex_unlock (&self->ctrl_lock);
+    post_discovery (self);
+  }
+  if (sess)
+    connect_rtp_session (self);
+}
+
+static GstPadLinkReturn
+gst_urcp_sender_pad_link (GstPad * pad, GstObject * parent, GstPad * peer)
+{
+  GstUrcpSender *self = GST_URCP_SENDER (parent);
+
+  g_atomic_int_or (&self->rediscover, pad == self->sinkpad ?
+      REDISCOVER_ENCODER : REDISCOVER_SESSION);
+  return GST_PAD_LINK_OK;
+}
+
+/* Called with the pad's lock held: only flag it. */
+static void
+gst_urcp_sender_pad_unlink (GstPad * pad, GstObject * parent)
+{
+  GstUrcpSender *self = GST_URCP_SENDER (parent);
+
+  g_atomic_int_or (&self->rediscover, pad == self->sinkpad ?
+      REDISCOVER_ENCODER : REDISCOVER_SESSION);
 }
 
 /* ---------------------------------------------------------------- data */
@@ -603,6 +811,7 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   GstFlowReturn ret;
   guint n = 0;
 
+  discover (self, now);
   g_mutex_lock (&self->ctrl_lock);
   if (!self->sender) {
     g_mutex_unlock (&self->ctrl_lock);
@@ -783,6 +992,8 @@ gst_urcp_sender_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
       GstCaps *caps;
       gst_event_parse_caps (event, &caps);
       check_caps (self, caps);
+      /* New caps may come from a new encoder upstream. */
+      g_atomic_int_or (&self->rediscover, REDISCOVER_ENCODER);
       break;
     }
     case GST_EVENT_FLUSH_START:
@@ -894,6 +1105,11 @@ start (GstUrcpSender * self)
   if (self->have_media_ssrc)
     rc_sender_set_ssrc (sender, self->media_ssrc);
   self->warned_no_twcc_caps = FALSE;
+  self->warned_no_encoder = FALSE;
+  self->warned_unknown_encoder = FALSE;
+  self->post_no_encoder = FALSE;
+  self->next_discovery = GST_CLOCK_TIME_NONE;
+  g_atomic_int_set (&self->rediscover, 0);
   self->encoder_searched = FALSE;
   gst_clear_object (&self->encoder);
   g_mutex_unlock (&self->ctrl_lock);
@@ -905,34 +1121,6 @@ start (GstUrcpSender * self)
   return TRUE;
 }
 
-static void
-prepare_encoder (GstUrcpSender * self)
-{
-  GstElement *enc;
-  const GstRcEncoderInfo *info;
-  gboolean conf;
-  guint64 bps;
-
-  GST_OBJECT_LOCK (self);
-  conf = self->configure_encoder;
-  GST_OBJECT_UNLOCK (self);
-
-  g_mutex_lock (&self->enc_lock);
-  g_mutex_lock (&self->ctrl_lock);
-  enc = ensure_encoder_locked (self);
-  info = self->encoder_info;
-  bps = rc_sender_get_target (self->sender);
-  g_mutex_unlock (&self->ctrl_lock);
-  if (enc) {
-    if (conf)
-      gst_rc_encoder_configure (enc, info);
-    gst_rc_encoder_set_bitrate (enc, info, bps);
-    gst_object_unref (enc);
-  }
-  g_mutex_unlock (&self->enc_lock);
-  post_unknown_encoder (self);
-}
-
 static GstStateChangeReturn
 gst_urcp_sender_change_state (GstElement * element, GstStateChange transition)
 {
@@ -942,7 +1130,7 @@ gst_urcp_sender_change_state (GstElement * element, GstStateChange transition)
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     if (!start (self))
       return GST_STATE_CHANGE_FAILURE;
-    prepare_encoder (self);
+    drive_encoder (self, 0);
     connect_rtp_session (self);
   }
 
@@ -992,7 +1180,8 @@ get_stats (GstUrcpSender * self)
     rc_sender_config_clear (&cfg);
   }
   gst_structure_set (s, "encoder", G_TYPE_STRING, self->encoder ?
-      GST_OBJECT_NAME (self->encoder) : "", NULL);
+      GST_OBJECT_NAME (self->encoder) : "", "rtp-session", G_TYPE_STRING,
+      self->rtp_session_name ? self->rtp_session_name : "", NULL);
   g_mutex_unlock (&self->ctrl_lock);
   return s;
 }
@@ -1187,6 +1376,7 @@ gst_urcp_sender_finalize (GObject * object)
   rc_sender_config_clear (&self->cfg);
   g_array_unref (self->actions);
   g_array_unref (self->reports);
+  g_array_unref (self->pending_reports);
   gst_clear_object (&self->encoder);
   gst_clear_object (&self->encoder_prop);
   g_free (self->unknown_encoder);
@@ -1360,6 +1550,8 @@ gst_urcp_sender_init (GstUrcpSender * self)
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, gst_urcp_sender_chain);
   gst_pad_set_event_function (self->sinkpad, gst_urcp_sender_sink_event);
+  gst_pad_set_link_function (self->sinkpad, gst_urcp_sender_pad_link);
+  gst_pad_set_unlink_function (self->sinkpad, gst_urcp_sender_pad_unlink);
   GST_PAD_SET_PROXY_CAPS (self->sinkpad);
   GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
@@ -1367,6 +1559,8 @@ gst_urcp_sender_init (GstUrcpSender * self)
   self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
   gst_pad_set_event_function (self->srcpad, gst_urcp_sender_src_event);
   gst_pad_set_query_function (self->srcpad, gst_urcp_sender_src_query);
+  gst_pad_set_link_function (self->srcpad, gst_urcp_sender_pad_link);
+  gst_pad_set_unlink_function (self->srcpad, gst_urcp_sender_pad_unlink);
   gst_pad_set_activatemode_function (self->srcpad,
       gst_urcp_sender_src_activate_mode);
   GST_PAD_SET_PROXY_CAPS (self->srcpad);
@@ -1383,5 +1577,7 @@ gst_urcp_sender_init (GstUrcpSender * self)
   self->media_pt = -1;
   self->actions = g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
   self->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
+  self->pending_reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
+  self->next_discovery = GST_CLOCK_TIME_NONE;
   self->srcresult = GST_FLOW_FLUSHING;
 }

@@ -50,10 +50,24 @@ struct _GstUrcpSender
   gboolean encoder_searched;
   const struct _GstRcEncoderInfo *encoder_info;
 
-  /* RTCP fallback */
+  /* Discovery. The encoder and the RTP session are looked for at
+   * READY->PAUSED, again when a pad of ours is relinked or new caps come
+   * (`rediscover`, atomic bits), and, while one is missing, once a second
+   * at a buffer (`next_discovery`, ctrl_lock): rtpbin and webrtcbin may
+   * link an aux sender only when the stream starts. */
+  gint rediscover;
+  GstClockTime next_discovery;
+  gboolean warned_no_encoder;   /* (ctrl_lock) said on the bus once */
+  gboolean warned_unknown_encoder;
+  gboolean post_no_encoder;     /* (ctrl_lock) to be said on the bus */
+
+  /* RTCP fallback (ctrl_lock) */
   GObject *rtp_session;
+  gchar *rtp_session_name;      /* its rtpsession element's, for stats */
   gulong rtcp_handler;
+  gulong ssrc_active_handler;
   GArray *reports;              /* scratch: RcReportBlock (RTCP thread) */
+  GArray *pending_reports;      /* parsed, waiting for rtpsession's RTT */
 };
 
 G_END_DECLS

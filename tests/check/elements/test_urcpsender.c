@@ -99,6 +99,11 @@ static GstBus *harness_bus;
 
 /* Properties are applied before the harness takes the element to PLAYING:
  * the controller copies its configuration at READY -> PAUSED. */
+static void
+app_follows_target (GObject * obj, GParamSpec * pspec, gpointer user_data)
+{
+}
+
 static GstHarness *
 sender_harness_new (const gchar * caps, const gchar * first_prop, ...)
 {
@@ -114,6 +119,11 @@ sender_harness_new (const gchar * caps, const gchar * first_prop, ...)
     g_object_set_valist (G_OBJECT (e), first_prop, ap);
     va_end (ap);
   }
+  /* There is no encoder in a harness: these tests play an application
+   * that follows target-bitrate itself (else urcpsender says on the bus
+   * that nothing follows it; test_no_encoder). */
+  g_signal_connect (e, "notify::target-bitrate", G_CALLBACK (app_follows_target),
+      NULL);
   h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
   if (caps)
@@ -1790,15 +1800,28 @@ GST_END_TEST;
 
 /* ========================================================= 7. no encoder */
 
-GST_START_TEST (test_no_encoder)
+/* Without an encoder the target is still published. With nobody following
+ * it either, that is said on the bus once (at the first buffer, and not
+ * again at the once-a-second retries); an application connected to
+ * notify::target-bitrate gets no warning. */
+static guint
+run_without_encoder (gboolean listen)
 {
+  GstBus *bus = harness_bus = gst_bus_new ();
   GstHarness *h = sender_harness_new (CAPS_TWCC, "pacing", FALSE, NULL);
+  GstMessage *msg;
+  GError *err = NULL;
+  guint warnings = 0;
   Sim sim;
   GstClockTime t;
   gchar *str;
 
+  harness_bus = NULL;
+  if (!listen)
+    g_signal_handlers_disconnect_by_func (h->element, app_follows_target,
+        NULL);
   sim_init (&sim, h, 0);
-  for (t = 0; t <= 2 * GST_SECOND; t += 10 * MS) {
+  for (t = 0; t <= 3 * GST_SECOND; t += 10 * MS) {
     sim_set_time (&sim, t);
     sim_send (&sim, PKT_SIZE);
     if (t % (50 * MS) == 0)
@@ -1809,8 +1832,25 @@ GST_START_TEST (test_no_encoder)
   g_free (str);
   fail_unless (stats_u64 (h->element, "feedback-count") > 0);
   fail_unless (target_bitrate (h->element) >= DEF_START_BPS);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    gst_message_parse_warning (msg, &err, NULL);
+    fail_unless (strstr (err->message, "No video encoder") != NULL, "%s",
+        err->message);
+    g_clear_error (&err);
+    gst_message_unref (msg);
+    warnings++;
+  }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   sim_clear (&sim);
   gst_harness_teardown (h);
+  return warnings;
+}
+
+GST_START_TEST (test_no_encoder)
+{
+  fail_unless_equals_int (run_without_encoder (FALSE), 1);
+  fail_unless_equals_int (run_without_encoder (TRUE), 0);
 }
 
 GST_END_TEST;
