@@ -58,7 +58,7 @@ def media_queues(csv_dir):
         for r in rows:
             if r["pacing-queue-packets"]:
                 pk = max(pk, int(float(r["pacing-queue-packets"])))
-                ms = max(ms, float(r["pacing-queue-ms"]))
+                ms = max(ms, float(r["pacing-queue-time"]) / 1e6)
         if rows[-1].get("circuit-breaker-trips"):
             trips += int(float(rows[-1]["circuit-breaker-trips"]))
     return pk, ms, trips
@@ -153,7 +153,7 @@ def soak_real(minutes, episodes=None):
         row = {
             "t": t, "rss": rss_mib(), "target": st.get_value("target-bitrate") / 1000,
             "state": st.get_value("state"), "queue_pk": st.get_value("pacing-queue-packets"),
-            "queue_ms": st.get_value("pacing-queue-ms"), "trips": st.get_value("circuit-breaker-trips"),
+            "queue_ms": st.get_value("pacing-queue-time") / 1e6, "trips": st.get_value("circuit-breaker-trips"),
             "dropped": st.get_value("circuit-breaker-dropped"),
             "link_q": ls.get_value("queue-bytes"),
         }

@@ -66,11 +66,11 @@
  * ## Statistics
  * #GstLinkSim:stats has, for the whole link: `capacity` (bit/s now; for a
  * trace, its opportunities in the next 200 ms),
- * `queue-bytes` and `queue-delay-ms` (backlog now and the queueing delay a
+ * `queue-bytes` and `queue-delay` (backlog now and the queueing delay a
  * packet entering now would see), `packets-in`, `bytes-in` (offered),
  * `packets-out`, `bytes-out` (delivered), `dropped-queue` (tail drops),
- * `dropped-loss` (lost after the queue), `flushed`, `qdelay-mean-ms`,
- * `qdelay-max-ms` (departure minus entry, delivered packets; includes the
+ * `dropped-loss` (lost after the queue), `flushed`, `qdelay-mean`,
+ * `qdelay-max` (departure minus entry, delivered packets; includes the
  * packet's own serialization); and `flows`, an array with one structure
  * per flow with `pad` (sink_N), `id` (N), `delay-ms` and the same counters.
  * docs/linksim.md has the model, every property and the seed 000 profiles.
@@ -942,10 +942,10 @@ flow_stats_structure (const gchar * name, const RcLinkFlowStats * st)
       "dropped-queue", G_TYPE_UINT64, st->dropped_queue,
       "dropped-loss", G_TYPE_UINT64, st->dropped_loss,
       "flushed", G_TYPE_UINT64, st->flushed,
-      "qdelay-mean-ms", G_TYPE_DOUBLE, st->packets_out ?
-      st->qdelay_sum * 1000.0 / st->packets_out : 0.0,
-      "qdelay-max-ms", G_TYPE_DOUBLE,
-      (gdouble) st->qdelay_max / GST_MSECOND, NULL);
+      "qdelay-mean", G_TYPE_UINT64, st->packets_out ?
+      (guint64) (st->qdelay_sum * GST_SECOND / st->packets_out + 0.5) :
+      (guint64) 0, "qdelay-max", G_TYPE_UINT64, (guint64) st->qdelay_max,
+      NULL);
 }
 
 static gint
@@ -996,8 +996,7 @@ get_stats (GstLinkSim * self)
     fs = flow_stats_structure ("flow", &st);
     gst_structure_set (fs, "pad", G_TYPE_STRING, pad,
         "id", G_TYPE_UINT, f->id,
-        "delay-ms", G_TYPE_DOUBLE,
-        (gdouble) flow_delay_locked (self, f) / GST_MSECOND, NULL);
+        "delay", G_TYPE_UINT64, (guint64) flow_delay_locked (self, f), NULL);
     g_free (pad);
     g_value_init (&v, GST_TYPE_STRUCTURE);
     g_value_take_boxed (&v, fs);
@@ -1010,7 +1009,7 @@ get_stats (GstLinkSim * self)
   gst_structure_set (s,
       "capacity", G_TYPE_UINT64, capacity,
       "queue-bytes", G_TYPE_UINT64, backlog,
-      "queue-delay-ms", G_TYPE_DOUBLE, (gdouble) qdelay / GST_MSECOND, NULL);
+      "queue-delay", G_TYPE_UINT64, (guint64) qdelay, NULL);
   gst_structure_take_value (s, "flows", &flows);
   return s;
 }

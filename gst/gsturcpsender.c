@@ -78,27 +78,34 @@
  * doubling every 500 ms. #GstUrcpSender:circuit-breaker turns it off.
  *
  * ## Statistics
- * The #GstUrcpSender:stats structure has, from the sender session:
- * `controller`, `state` (the controller's phase, e.g. startup-low,
+ * #GstUrcpSender:stats is an `application/x-urcpsender-stats` structure.
+ * Bit rates are guint bit/s, times guint64 nanoseconds
+ * (GST_CLOCK_TIME_NONE when not known yet), counts guint64. From the sender
+ * session: `controller`, `state` (the controller's phase, e.g. startup-low,
  * startup-ramp, steady; or hold and backoff while feedback is missing,
  * recover when it is back, circuit-breaker when that has tripped),
  * `reason` (why the rate is what it is), `target-bitrate` (the session's
  * current decision; the #GstUrcpSender:target-bitrate property is the value
  * last handed to the encoder, which follows it within 2 % or 1 s),
- * `fec-bitrate` and `pacing-bitrate` (bit/s), `fec-packets-sent` (repair
- * packets from a fecenc upstream, told apart by their SSRC or payload type),
- * `twcc-events`, `twcc-rejected` (malformed
- * entries), `rr-reports`, `pacing-queue-packets`, `pacing-queue-bytes`,
- * `pacing-queue-ms`, `circuit-breaker-trips`, `circuit-breaker-dropped`
- * (packets not admitted while tripped); from the element: `encoder` (name
- * or empty); and the
- * controller's own fields. URCP and UM: `delay-bitrate` and `loss-bitrate`
- * (the two instances, bit/s), `r-max` (learned capacity, bit/s), `r-ave`
- * (bit/s), `delta-min-ms` (learned delay noise), `delta-ave-ms`, `k0`
- * (bits), `k2` (1/s^2), `standing-queue-ms`, `probes`, `probes-failed`,
- * `loss-min`, `loss-ave`, `loss-k0`, `loss-rate` (recent, 0..1), `rtt-ms`,
- * `rtt-min-ms`, `skew-ppm` (estimated receiver clock drift),
+ * `fec-bitrate`, `pacing-bitrate`, `send-bitrate` (what left in the last
+ * second), `acked-bitrate` (what transport-wide feedback says arrived, over
+ * the last second of the receiver's clock), `fec-packets-sent` (repair
+ * packets from a fecenc upstream, told apart by their SSRC or payload
+ * type), `twcc-events`, `twcc-rejected` (malformed entries), `rr-reports`,
+ * `pacing-queue-packets`, `pacing-queue-bytes`, `pacing-queue-time` (how
+ * long the queue takes to drain), `circuit-breaker-trips`,
+ * `circuit-breaker-dropped` (packets not admitted while tripped); from the
+ * element: `encoder` and `rtp-session` (element names, empty while not
+ * found); and the controller's own fields. URCP and UM: `delay-bitrate` and
+ * `loss-bitrate` (the rates of the delay- and the loss-driven instance),
+ * `capacity` (learned path capacity), `average-bitrate`, `delay-noise`
+ * (learned inherent queueing delay of the path), `queueing-delay` (recent
+ * average), `operating-point` (bits) and `gain` (1/s^2) of the rate
+ * equation, `standing-queue`, `probes`, `probes-failed`, `loss-noise`,
+ * `loss-average`, `loss-operating-point`, `loss-rate` (recent, 0..1),
+ * `rtt`, `rtt-min`, `skew-ppm` (estimated receiver clock drift),
  * `feedback-count`, `packets-acked`, `packets-lost`, `owd-resets`.
+ * docs/urcpsender.md maps them to the URCP paper's symbols.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -1179,6 +1186,7 @@ get_stats (GstUrcpSender * self)
     rc_sender_free (tmp);
     rc_sender_config_clear (&cfg);
   }
+  gst_structure_set_name (s, "application/x-urcpsender-stats");
   gst_structure_set (s, "encoder", G_TYPE_STRING, self->encoder ?
       GST_OBJECT_NAME (self->encoder) : "", "rtp-session", G_TYPE_STRING,
       self->rtp_session_name ? self->rtp_session_name : "", NULL);
@@ -1528,8 +1536,9 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
           0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Controller state and learned parameters (see the element docs "
-          "for the fields)", GST_TYPE_STRUCTURE,
+          "Controller state and learned parameters, an "
+          "application/x-urcpsender-stats structure (fields: "
+          "docs/urcpsender.md)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   install_controller_params (gobject_class, G_PARAM_READWRITE |
       GST_PARAM_MUTABLE_READY);

@@ -181,6 +181,26 @@ gboolean rc_controller_limit_rate (RcController * c, guint64 bps,
     GstClockTime now);
 RcDecision rc_controller_get_decision (RcController * c);
 GstStructure *rc_controller_get_stats (RcController * c);
+
+/* Stats conventions, for every controller and the session: bit rates as
+ * guint bit/s (like the elements' bitrate properties; rc_stats_bps()
+ * rounds and saturates), times as guint64 ns with GST_CLOCK_TIME_NONE for
+ * unknown (rc_stats_time() from seconds), counts as guint64. */
+static inline guint
+rc_stats_bps (gdouble bps)
+{
+  if (!(bps > 0))
+    return 0;
+  return bps >= G_MAXUINT ? G_MAXUINT : (guint) (bps + 0.5);
+}
+
+static inline guint64
+rc_stats_time (gdouble seconds)
+{
+  if (!(seconds >= 0) || seconds > 1e9)
+    return GST_CLOCK_TIME_NONE;
+  return (guint64) (seconds * GST_SECOND + 0.5);
+}
 void rc_controller_set_capped (RcController * c, gboolean capped,
     GstClockTime now);
 

@@ -2,6 +2,7 @@
 #include "rc-sender.h"
 #include <math.h>
 #include "rc-pacer.h"
+#include "rc-window.h"
 
 GST_DEBUG_CATEGORY_STATIC (rc_sender_debug);
 #define GST_CAT_DEFAULT rc_sender_debug
@@ -22,6 +23,8 @@ GST_DEBUG_CATEGORY_STATIC (rc_sender_debug);
 /* Use RTCP receiver reports only while transport-wide feedback has been
  * absent this long: it is finer, and the RR only stands in for it. */
 #define TWCC_STALE (3 * GST_SECOND)
+/* send-bitrate and acked-bitrate in stats: over the last second. */
+#define RATE_SPAN (1 * GST_SECOND)
 /* Warn once if sending this long with no feedback of any kind. */
 #define NO_FEEDBACK_WARN_AFTER (5 * GST_SECOND)
 
@@ -96,6 +99,10 @@ struct _RcSender
   guint queued_packets;
   guint64 next_index;
   guint64 fec_sent;
+  RcRateMeter send_meter;       /* every packet that left, at its send time */
+  RcRateMeter acked_meter;      /* packets feedback says arrived, at their
+                                 * arrival on the receiver's clock */
+  GstClockTime last_recv_ts;
 
   /* feedback intake */
   RcSeqUnwrap twcc_unwrap;
@@ -205,6 +212,9 @@ rc_sender_new (const RcSenderConfig * cfg, GError ** error)
   rc_seq_unwrap_init (&s->twcc_unwrap);
   s->results = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
   s->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
+  rc_rate_meter_init (&s->send_meter, RATE_SPAN);
+  rc_rate_meter_init (&s->acked_meter, RATE_SPAN);
+  s->last_recv_ts = GST_CLOCK_TIME_NONE;
   s->last_twcc = GST_CLOCK_TIME_NONE;
   s->first_sent = s->last_feedback = s->unacked_since = GST_CLOCK_TIME_NONE;
   s->last_report = s->last_rr = s->undelivered_since = GST_CLOCK_TIME_NONE;
@@ -247,6 +257,8 @@ rc_sender_free (RcSender * s)
   rc_controller_free (s->ctrl);
   g_array_unref (s->results);
   g_array_unref (s->reports);
+  rc_rate_meter_clear (&s->send_meter);
+  rc_rate_meter_clear (&s->acked_meter);
   rc_sender_config_clear (&s->cfg);
   g_free (s);
 }
@@ -468,6 +480,7 @@ sent (RcSender * s, guint size, RcSenderItemKind kind, GstClockTime arrival,
   if (kind == RC_SENDER_ITEM_FEC)
     s->fec_sent++;
   if (GST_CLOCK_TIME_IS_VALID (now)) {
+    rc_rate_meter_add (&s->send_meter, now, size);
     idx = s->next_index++;
     rc_controller_on_packet_sent (s->ctrl, idx, size,
         kind == RC_SENDER_ITEM_FEC, now);
@@ -648,6 +661,14 @@ rc_sender_on_packet_results (RcSender * s, RcPacketResult * results,
     if (results[i].pt >= 0)
       results[i].is_fec = results[i].pt != s->media_pt;
   s->last_twcc = now;
+  for (i = 0; i < n; i++) {
+    if (results[i].lost || !GST_CLOCK_TIME_IS_VALID (results[i].recv_ts))
+      continue;
+    rc_rate_meter_add (&s->acked_meter, results[i].recv_ts, results[i].size);
+    if (!GST_CLOCK_TIME_IS_VALID (s->last_recv_ts) ||
+        results[i].recv_ts > s->last_recv_ts)
+      s->last_recv_ts = results[i].recv_ts;
+  }
   fb.packets = results;
   fb.n_packets = n;
   feedback_arrived (s, now, TRUE);
@@ -927,21 +948,28 @@ rc_sender_get_stats (RcSender * s, GstClockTime now)
   GstClockTime drain;
 
   rc_sender_queue_info (s, now, &packets, &bytes, &drain);
-  /* The session's fields first, then the controller's. */
+  /* The session's fields first, then the controller's. Bit rates are
+   * guint like the element's bitrate properties, times guint64 ns
+   * (GST_CLOCK_TIME_NONE: unknown), counts guint64. */
   st = gst_structure_new (gst_structure_get_name (ctrl),
       "controller", G_TYPE_STRING, rc_controller_name (s->ctrl),
       "state", G_TYPE_STRING, d.phase ? d.phase : "",
       "reason", G_TYPE_STRING, d.reason ? d.reason : "",
-      "target-bitrate", G_TYPE_UINT64, d.media_bps,
-      "fec-bitrate", G_TYPE_UINT64, d.fec_bps,
-      "pacing-bitrate", G_TYPE_UINT64, pacing_rate (s, &d),
+      "target-bitrate", G_TYPE_UINT, rc_stats_bps (d.media_bps),
+      "fec-bitrate", G_TYPE_UINT, rc_stats_bps (d.fec_bps),
+      "pacing-bitrate", G_TYPE_UINT, rc_stats_bps (pacing_rate (s, &d)),
+      "send-bitrate", G_TYPE_UINT, GST_CLOCK_TIME_IS_VALID (now) ?
+      rc_stats_bps (rc_rate_meter_bps (&s->send_meter, now)) : 0,
+      "acked-bitrate", G_TYPE_UINT, GST_CLOCK_TIME_IS_VALID (s->last_recv_ts)
+      ? rc_stats_bps (rc_rate_meter_bps (&s->acked_meter, s->last_recv_ts)) :
+      0,
       "fec-packets-sent", G_TYPE_UINT64, s->fec_sent,
       "twcc-events", G_TYPE_UINT64, s->twcc_events,
       "twcc-rejected", G_TYPE_UINT64, s->twcc_rejected,
       "rr-reports", G_TYPE_UINT64, s->rr_reports,
       "pacing-queue-packets", G_TYPE_UINT, packets,
       "pacing-queue-bytes", G_TYPE_UINT64, bytes,
-      "pacing-queue-ms", G_TYPE_DOUBLE, (gdouble) drain / GST_MSECOND,
+      "pacing-queue-time", G_TYPE_UINT64, (guint64) drain,
       "circuit-breaker-trips", G_TYPE_UINT64, (guint64) s->trips,
       "circuit-breaker-dropped", G_TYPE_UINT64, s->breaker_dropped, NULL);
   gst_structure_foreach (ctrl, copy_field, st);

@@ -488,26 +488,30 @@ urcp_get_stats (RcController * c)
   gdouble loss = 0;
 
   rc_avg_window_mean (&u->loss_short, &loss);
+  /* Names say what a user sees; the paper's symbols in comments. */
   return gst_structure_new ("urcp-stats",
-      "delay-bitrate", G_TYPE_UINT64, (guint64) u->delay.rate,
-      "loss-bitrate", G_TYPE_UINT64, (guint64) u->loss.rate,
-      "r-max", G_TYPE_DOUBLE, u->delay.rmax,
-      "r-ave", G_TYPE_DOUBLE, u->delay.rave,
-      "delta-min-ms", G_TYPE_DOUBLE, u->delay.sig_min * 1000,
-      "delta-ave-ms", G_TYPE_DOUBLE, u->delay.sig_ave * 1000,
-      "k0", G_TYPE_DOUBLE, u->delay.k0,
-      "k2", G_TYPE_DOUBLE, u->delay.k2,
-      "standing-queue-ms", G_TYPE_DOUBLE, rc_urcp_standing_queue (u) * 1000,
+      "delay-bitrate", G_TYPE_UINT, rc_stats_bps (u->delay.rate),
+      "loss-bitrate", G_TYPE_UINT, rc_stats_bps (u->loss.rate),
+      /* R^MAX, R^AVE */
+      "capacity", G_TYPE_UINT, rc_stats_bps (u->delay.rmax),
+      "average-bitrate", G_TYPE_UINT, rc_stats_bps (u->delay.rave),
+      /* delta^MIN, delta^AVE */
+      "delay-noise", G_TYPE_UINT64, rc_stats_time (u->delay.sig_min),
+      "queueing-delay", G_TYPE_UINT64, rc_stats_time (u->delay.sig_ave),
+      /* k0 (bits), k2 (1/s^2) */
+      "operating-point", G_TYPE_DOUBLE, u->delay.k0,
+      "gain", G_TYPE_DOUBLE, u->delay.k2,
+      "standing-queue", G_TYPE_UINT64,
+      rc_stats_time (rc_urcp_standing_queue (u)),
       "probes", G_TYPE_UINT, u->probes,
       "probes-failed", G_TYPE_UINT, u->probes_failed,
-      "loss-min", G_TYPE_DOUBLE, u->loss.sig_min,
-      "loss-ave", G_TYPE_DOUBLE, u->loss.sig_ave,
-      "loss-k0", G_TYPE_DOUBLE, u->loss.k0,
+      /* the loss instance's L^MIN, L^AVE, k0 */
+      "loss-noise", G_TYPE_DOUBLE, u->loss.sig_min,
+      "loss-average", G_TYPE_DOUBLE, u->loss.sig_ave,
+      "loss-operating-point", G_TYPE_DOUBLE, u->loss.k0,
       "loss-rate", G_TYPE_DOUBLE, loss,
-      "rtt-ms", G_TYPE_DOUBLE, GST_CLOCK_TIME_IS_VALID (u->rtt_last) ?
-      (gdouble) u->rtt_last / GST_MSECOND : -1.0,
-      "rtt-min-ms", G_TYPE_DOUBLE, GST_CLOCK_TIME_IS_VALID (u->rtt_min) ?
-      (gdouble) u->rtt_min / GST_MSECOND : -1.0,
+      "rtt", G_TYPE_UINT64, (guint64) u->rtt_last,
+      "rtt-min", G_TYPE_UINT64, (guint64) u->rtt_min,
       "skew-ppm", G_TYPE_DOUBLE, rc_owd_skew_ppm (&u->owd),
       "feedback-count", G_TYPE_UINT64, u->feedback_count,
       "packets-acked", G_TYPE_UINT64, u->packets_acked,

@@ -51,6 +51,18 @@ stat_double (Sim * sim, guint flow, const gchar * field)
   return v;
 }
 
+/* A time field (ns) in ms. */
+static gdouble
+stat_ms (Sim * sim, guint flow, const gchar * field)
+{
+  GstStructure *s = rc_sender_get_stats (sim_flow_sender (sim, flow),
+      sim_get_time (sim));
+  guint64 v = 0;
+  fail_unless (gst_structure_get_uint64 (s, field, &v), "no field %s", field);
+  gst_structure_free (s);
+  return (gdouble) v / GST_MSECOND;
+}
+
 static guint
 stat_uint (Sim * sim, guint flow, const gchar * field)
 {
@@ -126,9 +138,9 @@ GST_START_TEST (test_urcp_startup_estimates)
 
   t = run_until_steady (sim, 10 * S);
   fail_unless (is_steady (sim, 0), "start-up did not finish in 10 s");
-  rmax = stat_double (sim, 0, "r-max");
-  dmin = stat_double (sim, 0, "delta-min-ms");
-  k0 = stat_double (sim, 0, "k0");
+  rmax = stat_uint (sim, 0, "capacity");
+  dmin = stat_ms (sim, 0, "delay-noise");
+  k0 = stat_double (sim, 0, "operating-point");
   GST_INFO ("start-up on 1 Mbit/s, 50 ms, 10 ms noise: %.2f s, R^MAX %.0f, "
       "delta^MIN %.2f ms, k0 %.0f", (gdouble) t / S, rmax, dmin, k0);
   fail_unless (t < 4 * S, "start-up took %.2f s", (gdouble) t / S);
@@ -231,7 +243,7 @@ GST_START_TEST (test_um_operating_point)
      * 5 s windows (the window's span) against the mean rate. */
     for (k = 1; k <= 12; k++) {
       sim_run_until (sim, (60 + 5 * k) * S);
-      delta_ms += stat_double (sim, 0, "delta-ave-ms") / 12;
+      delta_ms += stat_ms (sim, 0, "queueing-delay") / 12;
     }
     w = window (sim, 0, 60 * S, 120 * S);
     expect_ms = 16000.0 / w.target_mean_bps * 1000;
@@ -239,8 +251,8 @@ GST_START_TEST (test_um_operating_point)
         caps[i], w.target_mean_bps, delta_ms, expect_ms);
     fail_unless (fabs (delta_ms - expect_ms) <= 0.35 * expect_ms,
         "delta %.1f ms vs k0/R %.1f ms", delta_ms, expect_ms);
-    fail_unless_equals_float (stat_double (sim, 0, "k0"), 16000.0);
-    fail_unless_equals_float (stat_double (sim, 0, "k2"), 0.6);
+    fail_unless_equals_float (stat_double (sim, 0, "operating-point"), 16000.0);
+    fail_unless_equals_float (stat_double (sim, 0, "gain"), 0.6);
     sim_done (sim, scen);
   }
 }
@@ -256,7 +268,7 @@ GST_START_TEST (test_um_parameter)
           "controller=um\num-k0=8000", 60), 1, &scen);
 
   sim_run_until (sim, 30 * S);
-  fail_unless_equals_float (stat_double (sim, 0, "k0"), 8000.0);
+  fail_unless_equals_float (stat_double (sim, 0, "operating-point"), 8000.0);
   sim_done (sim, scen);
 }
 
@@ -272,9 +284,9 @@ GST_START_TEST (test_urcp_app_limited)
   gdouble rmax_before, rmax_after, target;
 
   sim_run_until (sim, 60 * S);
-  rmax_before = stat_double (sim, 0, "r-max");
+  rmax_before = stat_uint (sim, 0, "capacity");
   sim_run_until (sim, 120 * S);
-  rmax_after = stat_double (sim, 0, "r-max");
+  rmax_after = stat_uint (sim, 0, "capacity");
   target = rc_sender_get_decision (sim_flow_sender (sim, 0)).media_bps;
   GST_INFO ("app-limited at 400 kbit/s on 2 Mbit/s: R^MAX %.0f -> %.0f, "
       "target %.0f", rmax_before, rmax_after, target);
@@ -308,18 +320,18 @@ GST_START_TEST (test_urcp_rmax_reprobe)
     SimWindow w;
 
     sim_run_until (sim, 20 * S);
-    rmax0 = stat_double (sim, 0, "r-max");
+    rmax0 = stat_uint (sim, 0, "capacity");
     sim_run_until (sim, 120 * S);
     w = window (sim, 0, 60 * S, 120 * S);
-    GST_INFO ("seed %u: R^MAX %.0f at 20 s, %.0f at 120 s after %u probes; "
+    GST_INFO ("seed %u: R^MAX %.0f at 20 s, %u at 120 s after %u probes; "
         "goodput %.0f bit/s, qdelay %.1f ms", seed, rmax0,
-        stat_double (sim, 0, "r-max"), stat_uint (sim, 0, "probes"),
+        stat_uint (sim, 0, "capacity"), stat_uint (sim, 0, "probes"),
         w.goodput_bps, w.qdelay_mean_ms);
     fail_unless (rmax0 < 0.6e6, "seed %u: R^MAX %.0f was not learned low",
         seed, rmax0);
-    fail_unless (stat_double (sim, 0, "r-max") > 0.8e6,
-        "seed %u: R^MAX %.0f not re-probed", seed,
-        stat_double (sim, 0, "r-max"));
+    fail_unless (stat_uint (sim, 0, "capacity") > 0.8e6,
+        "seed %u: R^MAX %u not re-probed", seed,
+        stat_uint (sim, 0, "capacity"));
     fail_unless (w.qdelay_mean_ms < 40.0, "seed %u: mean queueing delay "
         "%.1f ms", seed, w.qdelay_mean_ms);
     sim_done (sim, scen);

@@ -391,21 +391,22 @@ static const StatsField stats_fields[] = {
   {"controller", G_TYPE_STRING},
   {"state", G_TYPE_STRING},
   {"reason", G_TYPE_STRING},
-  {"target-bitrate", G_TYPE_UINT64},
-  {"delay-bitrate", G_TYPE_UINT64},
-  {"loss-bitrate", G_TYPE_UINT64},
-  {"r-max", G_TYPE_DOUBLE},
-  {"r-ave", G_TYPE_DOUBLE},
-  {"delta-min-ms", G_TYPE_DOUBLE},
-  {"delta-ave-ms", G_TYPE_DOUBLE},
-  {"k0", G_TYPE_DOUBLE},
-  {"k2", G_TYPE_DOUBLE},
-  {"loss-min", G_TYPE_DOUBLE},
-  {"loss-ave", G_TYPE_DOUBLE},
-  {"loss-k0", G_TYPE_DOUBLE},
+  {"target-bitrate", G_TYPE_UINT},
+  {"delay-bitrate", G_TYPE_UINT},
+  {"loss-bitrate", G_TYPE_UINT},
+  {"capacity", G_TYPE_UINT},
+  {"average-bitrate", G_TYPE_UINT},
+  {"delay-noise", G_TYPE_UINT64},
+  {"queueing-delay", G_TYPE_UINT64},
+  {"operating-point", G_TYPE_DOUBLE},
+  {"gain", G_TYPE_DOUBLE},
+  {"standing-queue", G_TYPE_UINT64},
+  {"loss-noise", G_TYPE_DOUBLE},
+  {"loss-average", G_TYPE_DOUBLE},
+  {"loss-operating-point", G_TYPE_DOUBLE},
   {"loss-rate", G_TYPE_DOUBLE},
-  {"rtt-ms", G_TYPE_DOUBLE},
-  {"rtt-min-ms", G_TYPE_DOUBLE},
+  {"rtt", G_TYPE_UINT64},
+  {"rtt-min", G_TYPE_UINT64},
   {"skew-ppm", G_TYPE_DOUBLE},
   {"feedback-count", G_TYPE_UINT64},
   {"packets-acked", G_TYPE_UINT64},
@@ -416,13 +417,16 @@ static const StatsField stats_fields[] = {
   {"rr-reports", G_TYPE_UINT64},
   {"pacing-queue-packets", G_TYPE_UINT},
   {"pacing-queue-bytes", G_TYPE_UINT64},
-  {"pacing-queue-ms", G_TYPE_DOUBLE},
+  {"pacing-queue-time", G_TYPE_UINT64},
   {"fec-packets-sent", G_TYPE_UINT64},
-  {"fec-bitrate", G_TYPE_UINT64},
-  {"pacing-bitrate", G_TYPE_UINT64},
+  {"fec-bitrate", G_TYPE_UINT},
+  {"pacing-bitrate", G_TYPE_UINT},
+  {"send-bitrate", G_TYPE_UINT},
+  {"acked-bitrate", G_TYPE_UINT},
   {"circuit-breaker-trips", G_TYPE_UINT64},
   {"circuit-breaker-dropped", G_TYPE_UINT64},
   {"encoder", G_TYPE_STRING},
+  {"rtp-session", G_TYPE_STRING},
 };
 
 static void
@@ -431,6 +435,8 @@ check_stats_fields (GstElement * e)
   GstStructure *s = get_stats (e);
   guint i;
 
+  fail_unless (gst_structure_has_name (s, "application/x-urcpsender-stats"),
+      "stats named %s", gst_structure_get_name (s));
   for (i = 0; i < G_N_ELEMENTS (stats_fields); i++) {
     const GValue *v = gst_structure_get_value (s, stats_fields[i].field);
     fail_unless (v != NULL, "stats lacks '%s': %" GST_PTR_FORMAT,
@@ -487,12 +493,12 @@ GST_START_TEST (test_properties_defaults)
   fail_unless_equals_string (str, "urcp");
   g_free (str);
   assert_state (e, "startup-low");
-  fail_unless_equals_uint64 (stats_u64 (e, "target-bitrate"), DEF_START_BPS);
+  fail_unless_equals_uint64 (stats_uint (e, "target-bitrate"), DEF_START_BPS);
   fail_unless_equals_uint64 (stats_u64 (e, "feedback-count"), 0);
   fail_unless_equals_uint64 (stats_u64 (e, "twcc-events"), 0);
   fail_unless_equals_uint64 (stats_u64 (e, "twcc-rejected"), 0);
   fail_unless_equals_int (stats_uint (e, "pacing-queue-packets"), 0);
-  fail_unless_equals_float (stats_double (e, "pacing-queue-ms"), 0.0);
+  fail_unless_equals_uint64 (stats_u64 (e, "pacing-queue-time"), 0);
   str = stats_string (e, "encoder");
   fail_unless_equals_string (str, "");
   g_free (str);
@@ -529,7 +535,7 @@ GST_START_TEST (test_stats_while_playing)
   fail_unless_equals_uint64 (stats_u64 (h->element, "packets-acked"), 10);
   fail_unless_equals_uint64 (stats_u64 (h->element, "packets-lost"), 0);
   /* RTT sample = feedback arrival (90 ms) - newest acked send time (90 ms). */
-  fail_unless (stats_double (h->element, "rtt-ms") >= 0.0);
+  fail_unless (stats_u64 (h->element, "rtt") != GST_CLOCK_TIME_NONE);
   str = stats_string (h->element, "controller");
   fail_unless_equals_string (str, "urcp");
   g_free (str);
@@ -606,7 +612,7 @@ GST_START_TEST (test_controller_parameter_applies)
       sim_feedback (&sim, CLEAN_OWD);
   }
   assert_state (h->element, "steady");
-  k0 = stats_double (h->element, "k0");
+  k0 = stats_double (h->element, "operating-point");
   fail_unless_equals_float (k0, 8000.0);
   sim_clear (&sim);
   gst_harness_teardown (h);
@@ -904,7 +910,8 @@ run_paced_burst (GstHarness * h, guint n, GstClockTime * rel,
   fail_unless_equals_int (stats_uint (h->element, "pacing-queue-packets"), n);
   fail_unless_equals_uint64 (stats_u64 (h->element, "pacing-queue-bytes"),
       n * PKT_SIZE);
-  *queue_ms = stats_double (h->element, "pacing-queue-ms");
+  *queue_ms = (gdouble) stats_u64 (h->element, "pacing-queue-time") /
+      GST_MSECOND;
 
   for (i = 0; i < n; i++) {
     fail_unless (gst_harness_crank_single_clock_wait (h));
@@ -940,7 +947,7 @@ GST_START_TEST (test_pacing_spreads_burst)
    * run_paced_burst): smoothed, none dropped. */
 
   /* 24000 bytes at max(450 kbit/s, 24000*8 bit / 100 ms) drain in 100 ms. */
-  fail_unless (queue_ms > 99.5 && queue_ms < 100.5, "pacing-queue-ms %f",
+  fail_unless (queue_ms > 99.5 && queue_ms < 100.5, "pacing-queue-time %f ms",
       queue_ms);
   fail_unless_equals_uint64 (effective_rate (pacing_bps, BURST_N * PKT_SIZE,
           BURST_MQT), 1920000);
@@ -984,7 +991,7 @@ GST_START_TEST (test_pacing_rate_small_burst)
   guint i;
 
   run_paced_burst (h, 3, rel, &queue_ms);
-  fail_unless (queue_ms > 63.5 && queue_ms < 64.5, "pacing-queue-ms %f",
+  fail_unless (queue_ms > 63.5 && queue_ms < 64.5, "pacing-queue-time %f ms",
       queue_ms);
   for (i = 0; i < 3; i++) {
     GstClockTime want = (i + 1) * slot;
@@ -1002,7 +1009,7 @@ GST_END_TEST;
  * max-queue-time of the moment the pacer could start on the burst (the
  * property: "Bound on the pacing queue, as time to drain it"; the element's
  * latency query: "Pacing may hold a packet up to max-queue-time"; and the
- * element's own pacing-queue-ms reported 100 ms for this queue). */
+ * element's own pacing-queue-time reported 100 ms for this queue). */
 GST_START_TEST (test_pacing_queue_bound)
 {
   GstHarness *h = sender_harness_new (CAPS_TWCC,
@@ -1017,7 +1024,7 @@ GST_START_TEST (test_pacing_queue_bound)
   fail_unless (rel[BURST_N - 1] - rel[0] <= BURST_MQT + 22 * MS,
       "last packet of a %u x %u B burst left %" GST_TIME_FORMAT
       " after the first although max-queue-time is %" GST_TIME_FORMAT
-      " and pacing-queue-ms said %.1f ms", BURST_N, PKT_SIZE,
+      " and pacing-queue-time said %.1f ms", BURST_N, PKT_SIZE,
       GST_TIME_ARGS (rel[BURST_N - 1] - rel[0]), GST_TIME_ARGS (BURST_MQT),
       queue_ms);
   gst_harness_teardown (h);
@@ -1315,7 +1322,7 @@ GST_START_TEST (test_twcc_drives_encoder)
   GST_INFO ("final target %u, state %s", target, str);
   g_free (str);
   fail_unless (target >= 2 * DEF_START_BPS, "target only %u", target);
-  fail_unless (stats_double (h->element, "r-max") > DEF_START_BPS);
+  fail_unless (stats_uint (h->element, "capacity") > DEF_START_BPS);
 
   /* The encoder follows: same value within 2 %. */
   g_object_get (enc, "target-bitrate", &enc_target, NULL);
@@ -1655,7 +1662,7 @@ static void
 check_sane (GstHarness * h)
 {
   guint t = target_bitrate (h->element);
-  guint64 st = stats_u64 (h->element, "target-bitrate");
+  guint64 st = stats_uint (h->element, "target-bitrate");
 
   check_stats_fields (h->element);
   fail_unless (t >= BAD_MIN && t <= BAD_MAX, "target-bitrate %u", t);
@@ -1778,7 +1785,7 @@ GST_START_TEST (test_caps_without_twcc)
     gst_buffer_unref (out);
   }
   fail_unless_equals_int (target_bitrate (h->element), DEF_START_BPS);
-  fail_unless_equals_uint64 (stats_u64 (h->element, "target-bitrate"),
+  fail_unless_equals_uint64 (stats_uint (h->element, "target-bitrate"),
       DEF_START_BPS);
   fail_unless_equals_uint64 (stats_u64 (h->element, "twcc-events"), 0);
   assert_state (h->element, "startup-low");
@@ -1950,7 +1957,7 @@ GST_START_TEST (test_no_feedback_backs_off)
   assert_state (h->element, "backoff");
   fail_unless_equals_int (target_bitrate (h->element), NOFB_MIN);
   fail_unless (lowest >= NOFB_MIN);
-  fail_unless_equals_uint64 (stats_u64 (h->element, "target-bitrate"),
+  fail_unless_equals_uint64 (stats_uint (h->element, "target-bitrate"),
       NOFB_MIN);
 
   /* One warning, once feedback was missing for 5 s. */

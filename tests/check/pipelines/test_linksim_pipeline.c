@@ -66,7 +66,9 @@ GST_START_TEST (test_urcp_through_linksim)
   GstStructure *ls, *rs;
   GstClockTime deadline, running;
   guint64 bytes_out, rtp_out, rtcp_out;
-  gdouble qmax, rmax;
+  gdouble qmax;
+  guint64 qmax_ns;
+  guint rmax;
   guint target;
 
   fail_unless (recv != NULL, "receiver: %s", err ? err->message : "");
@@ -119,14 +121,15 @@ GST_START_TEST (test_urcp_through_linksim)
           GST_SECOND) + 1500 * 8, "%" G_GUINT64_FORMAT " bytes out in %"
       GST_TIME_FORMAT, bytes_out, GST_TIME_ARGS (running));
   /* The queue built when the sender went past the capacity. */
-  fail_unless (gst_structure_get_double (ls, "qdelay-max-ms", &qmax));
+  fail_unless (gst_structure_get_uint64 (ls, "qdelay-max", &qmax_ns));
+  qmax = (gdouble) qmax_ns / GST_MSECOND;
   fail_unless (qmax >= 100.0, "queue never built: max %.1f ms", qmax);
   fail_unless (qmax <= 300.0 + 30.0, "queue above its limit: %.1f ms", qmax);
   /* The controller found the bottleneck: its capacity estimate and its
    * target are near linksim's capacity, not near its 20 Mbit/s maximum. */
-  fail_unless (gst_structure_get_double (rs, "r-max", &rmax));
+  fail_unless (gst_structure_get_uint (rs, "capacity", &rmax));
   fail_unless (rmax > 0.5 * CAPACITY && rmax < 1.5 * CAPACITY,
-      "R^MAX %.0f bit/s for a %d bit/s link", rmax, CAPACITY);
+      "capacity %u bit/s for a %d bit/s link", rmax, CAPACITY);
   fail_unless (target < 1.5 * CAPACITY, "target %u on a %d bit/s link",
       target, CAPACITY);
 

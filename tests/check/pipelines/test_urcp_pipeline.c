@@ -105,7 +105,7 @@ GST_START_TEST (test_vp8_rtpbin_twcc_loopback)
   GstElement *recv, *send, *rc, *enc;
   GstStructure *stats;
   guint64 twcc_events = 0, feedback = 0, acked = 0;
-  gdouble rtt_min = -1;
+  GstClockTime rtt_min = GST_CLOCK_TIME_NONE;
   guint rc_target = 0, rc_before = 0, start_target = 0;
   gint enc_target = 0, notifies = 0, end_usage = -1;
   start_pair (TRUE, &send, &recv);
@@ -134,7 +134,7 @@ GST_START_TEST (test_vp8_rtpbin_twcc_loopback)
   fail_unless (gst_structure_get_uint64 (stats, "twcc-events", &twcc_events));
   fail_unless (gst_structure_get_uint64 (stats, "feedback-count", &feedback));
   fail_unless (gst_structure_get_uint64 (stats, "packets-acked", &acked));
-  fail_unless (gst_structure_get_double (stats, "rtt-min-ms", &rtt_min));
+  fail_unless (gst_structure_get_uint64 (stats, "rtt-min", &rtt_min));
   fail_unless_equals_string (gst_structure_get_string (stats, "state"),
       "steady");
   GST_INFO ("after 10 s: %" GST_PTR_FORMAT, stats);
@@ -148,7 +148,8 @@ GST_START_TEST (test_vp8_rtpbin_twcc_loopback)
       acked);
   /* RTT measured from feedback: loopback plus the receiver's feedback hold,
    * well under a second. */
-  fail_unless (rtt_min > 0 && rtt_min < 1000, "rtt-min %.1f ms", rtt_min);
+  fail_unless (rtt_min > 0 && rtt_min < GST_SECOND, "rtt-min %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (rtt_min));
   /* On an unconstrained loopback with content that fills the target, the
    * ramp takes the controller well above its start rate, and vp8enc
    * follows. */
@@ -182,7 +183,7 @@ GST_START_TEST (test_vp8_rtpbin_rr_fallback)
   GstElement *recv, *send, *rc;
   GstStructure *stats;
   guint64 twcc_events = 1, rr = 0, feedback = 0;
-  gdouble rtt_min = -1;
+  GstClockTime rtt_min = GST_CLOCK_TIME_NONE;
   guint target = 0, start = 0;
 
   start_pair (FALSE, &send, &recv);
@@ -197,7 +198,7 @@ GST_START_TEST (test_vp8_rtpbin_rr_fallback)
   fail_unless (gst_structure_get_uint64 (stats, "twcc-events", &twcc_events));
   fail_unless (gst_structure_get_uint64 (stats, "rr-reports", &rr));
   fail_unless (gst_structure_get_uint64 (stats, "feedback-count", &feedback));
-  fail_unless (gst_structure_get_double (stats, "rtt-min-ms", &rtt_min));
+  fail_unless (gst_structure_get_uint64 (stats, "rtt-min", &rtt_min));
   fail_unless_equals_uint64 (twcc_events, 0);
   fail_unless (rr >= 2, "only %" G_GUINT64_FORMAT " receiver reports", rr);
   /* Every RR reached the controller (TWCC never came to take over). */
@@ -210,7 +211,8 @@ GST_START_TEST (test_vp8_rtpbin_rr_fallback)
   fail_unless (target >= start, "target %u fell below start %u", target,
       start);
   /* Loopback RTT from LSR/DLSR, in 1/65536 s units. */
-  fail_unless (rtt_min >= 0 && rtt_min < 100, "rtt-min %.2f ms", rtt_min);
+  fail_unless (rtt_min < 100 * GST_MSECOND, "rtt-min %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (rtt_min));
 
   gst_structure_free (stats);
   gst_object_unref (rc);

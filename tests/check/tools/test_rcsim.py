@@ -318,7 +318,7 @@ def test_csv_plot(c):
         for col in ("t_s", "active", "send_kbps", "goodput_kbps", "fec_kbps", "fair_share_kbps",
                     "qdelay_ms", "qdelay_max_ms", "loss", "delivered_pkts", "dropped_pkts",
                     "lost_pkts", "target_kbps", "encoder_kbps",
-                    "pacing_kbps", "state", "r-max", "delta-min-ms", "k0", "k2"):
+                    "pacing_kbps", "state", "capacity", "delay-noise", "operating-point", "gain"):
             check(col in media[0], f"media CSV lacks {col}")
         for col in ("cwnd_segments", "srtt_ms"):
             check(col in tcp[0], f"TCP CSV lacks {col}")
