@@ -539,6 +539,24 @@ GST_START_TEST (test_stats_while_playing)
   str = stats_string (h->element, "controller");
   fail_unless_equals_string (str, "urcp");
   g_free (str);
+
+  /* One packet each 10 ms, all acknowledged: send-bitrate and
+   * acked-bitrate both show 100 x 1200 bytes/s. */
+  for (i = 10; i < 300; i++) {
+    sim_set_time (&sim, i * 10 * MS);
+    sim_send (&sim, PKT_SIZE);
+    if (i % 5 == 4)
+      sim_feedback (&sim, 30 * MS);
+  }
+  {
+    guint sent = stats_uint (h->element, "send-bitrate");
+    guint acked = stats_uint (h->element, "acked-bitrate");
+    const guint rate = 100 * PKT_SIZE * 8;
+    fail_unless (sent > 0.95 * rate && sent < 1.05 * rate, "send-bitrate %u",
+        sent);
+    fail_unless (acked > 0.95 * rate && acked < 1.05 * rate,
+        "acked-bitrate %u", acked);
+  }
   sim_clear (&sim);
   gst_harness_teardown (h);
 }
