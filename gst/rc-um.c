@@ -19,18 +19,19 @@
 
 extern const RcControllerInfo rc_um_info;
 
+/* The paper's k0 and k2 (sec. VII-A), named for users as what they do. */
 static GParamSpec **
 um_params (guint * n)
 {
   static GParamSpec *specs[2];
 
   if (g_once_init_enter (&specs[1])) {
-    specs[0] = g_param_spec_ref_sink (g_param_spec_double ("k0", "k0",
+    specs[0] = g_param_spec_ref_sink (g_param_spec_double ("operating-point", "Operating point",
             "Operating point (bits): the rate settles where the queueing "
             "delay times the rate equals this", 1.0, 1e9, DEFAULT_K0,
             G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
     g_once_init_leave (&specs[1], g_param_spec_ref_sink
-        (g_param_spec_double ("k2", "k2",
+        (g_param_spec_double ("gain", "Gain",
                 "Gain (1/s^2): how fast the rate moves towards the "
                 "operating point", 1e-6, 1e6, DEFAULT_K2,
                 G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
@@ -45,8 +46,8 @@ um_create (const RcRateLimits * limits, const GstStructure * params)
   Urcp *u = rc_urcp_engine_new (limits);
 
   u->adapt = FALSE;
-  u->fixed_k0 = rc_controller_param_double (&rc_um_info, params, "k0");
-  u->fixed_k2 = rc_controller_param_double (&rc_um_info, params, "k2");
+  u->fixed_k0 = rc_controller_param_double (&rc_um_info, params, "operating-point");
+  u->fixed_k2 = rc_controller_param_double (&rc_um_info, params, "gain");
   return &u->parent;
 }
 

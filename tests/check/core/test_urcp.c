@@ -259,13 +259,13 @@ GST_START_TEST (test_um_operating_point)
 
 GST_END_TEST;
 
-/* UM's parameters are its own: set through the scenario key um-k0 they
+/* UM's parameters are its own: set through the scenario key um-operating-point they
  * move the operating point (delta = k0 / R). */
 GST_START_TEST (test_um_parameter)
 {
   SimScenario *scen;
   Sim *sim = sim_from_text (clean_link ("1000000", NULL,
-          "controller=um\num-k0=8000", 60), 1, &scen);
+          "controller=um\num-operating-point=8000", 60), 1, &scen);
 
   sim_run_until (sim, 30 * S);
   fail_unless_equals_float (stat_double (sim, 0, "operating-point"), 8000.0);

@@ -615,7 +615,7 @@ GST_END_TEST;
 GST_START_TEST (test_controller_parameter_applies)
 {
   GstHarness *h = sender_harness_new (CAPS_TWCC, "pacing", FALSE,
-      "controller", 1, "um-k0", 8000.0, NULL);
+      "controller", 1, "um-operating-point", 8000.0, NULL);
   Sim sim;
   GstClockTime t;
   gdouble k0 = 0;
@@ -650,8 +650,8 @@ static const struct
   {"max-bitrate", "3000000"},
   {"urcp-beta", "0.5"},
   {"urcp-rtts-to-capacity", "50"},
-  {"um-k0", "8000"},
-  {"um-k2", "1.2"},
+  {"um-operating-point", "8000"},
+  {"um-gain", "1.2"},
   {"pacing", "false"},
   {"pacing-factor", "2.5"},
   {"max-queue-time", "100000000"},
