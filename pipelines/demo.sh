@@ -5,11 +5,6 @@
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
 DURATION="${DURATION:-20}"
-# No display on a fresh server: decode to fakesink unless one is there.
-if [ -z "${SINK:-}" ]; then
-  if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then SINK=autovideosink; else SINK=fakesink; fi
-fi
-export SINK
 # Noise fills any target, so the start-up ramp and steady state show; the
 # cap keeps a 2-core machine comfortable.
 export PATTERN="${PATTERN:-snow}" MAX_BITRATE="${MAX_BITRATE:-3000000}"

@@ -6,7 +6,9 @@
 #   MODE      row | column | 2d | flexible, default 2d
 #   OVERHEAD  percent of repair packets, default 20 (-1: COLUMNS x ROWS)
 #   FORMAT    flexfec | ulpfec, default flexfec
+#   GST_PLUGIN_PATH defaults to this checkout's build/gst
 set -eu
+. "$(dirname "$0")/common.sh"
 HOST="${HOST:-127.0.0.1}"; PORT="${PORT:-5000}"; MODE="${MODE:-2d}"
 OVERHEAD="${OVERHEAD:-20}"; FORMAT="${FORMAT:-flexfec}"
 exec gst-launch-1.0 -e videotestsrc is-live=true pattern=ball ! \

@@ -16,8 +16,7 @@
 #   GST_PLUGIN_PATH defaults to this checkout's build/gst
 # Watch it with GST_DEBUG=linksim:5 (every packet at 6).
 set -eu
-here="$(cd "$(dirname "$0")/.." && pwd)"
-export GST_PLUGIN_PATH="${GST_PLUGIN_PATH:-$here/build/gst}"
+. "$(dirname "$0")/common.sh"
 PROFILE="${PROFILE:-clean}"; CAPACITY="${CAPACITY:-2000000}"; SCHEDULE="${SCHEDULE:-}"
 DELAY="${DELAY:-20000000}"; QUEUE_MS="${QUEUE_MS:-300}"; SEED="${SEED:-1}"
 IN="${IN:-6000}"; OUT="${OUT:-5000}"; HOST="${HOST:-127.0.0.1}"

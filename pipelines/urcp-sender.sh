@@ -11,8 +11,7 @@
 # leave; a syncing sink would hold each one until its frame's PTS and send
 # the frame as one burst again (docs/urcpsender.md).
 set -eu
-here="$(cd "$(dirname "$0")/.." && pwd)"
-export GST_PLUGIN_PATH="${GST_PLUGIN_PATH:-$here/build/gst}"
+. "$(dirname "$0")/common.sh"
 HOST="${HOST:-127.0.0.1}"; PORT="${PORT:-5000}"
 PATTERN="${PATTERN:-ball}"; MAX_BITRATE="${MAX_BITRATE:-20000000}"
 TWCC="http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
