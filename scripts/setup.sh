@@ -27,7 +27,15 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
 fi
 
-[ -d build ] || meson setup build
+# The test suite needs the tests and the tools (rcsim) built: enabled, not
+# auto, so a missing dependency stops the set-up instead of leaving tests out.
+OPTS=""
+if [ "${1:-}" = test ]; then OPTS="-Dtests=enabled -Dtools=enabled"; fi
+if [ ! -d build ]; then
+  meson setup build $OPTS
+elif [ -n "$OPTS" ]; then
+  meson configure build $OPTS
+fi
 ninja -C build
 
 case "${1:-}" in

@@ -10,6 +10,9 @@
  *         [--csv DIR] [--duration S]
  *   rcsim --list-controllers
  *
+ * SCENARIO is a file, or the name of an installed one (rcsim clean-1mbps:
+ * RCSIM_SCENARIO_DIR, else DATADIR/gst-ratecontrol/scenarios).
+ *
  * The same scenario and seed (or log) always print the same bytes. The
  * wall clock is read only for --bench, whose report goes to stderr. */
 #include <stdio.h>
@@ -66,6 +69,31 @@ static GOptionEntry entries[] = {
   {NULL}
 };
 
+/* SCENARIO as given when it is a file or has a directory part; else the
+ * installed scenario of that name (with or without .ini), so that an
+ * installed rcsim runs the shipped scenarios by name. Relative trace files
+ * are then found next to it there, as for any scenario file. */
+static gchar *
+find_scenario (const gchar * arg)
+{
+  const gchar *dir = g_getenv ("RCSIM_SCENARIO_DIR");
+  gchar *file, *path;
+
+  if (strchr (arg, G_DIR_SEPARATOR) || g_file_test (arg, G_FILE_TEST_EXISTS))
+    return g_strdup (arg);
+  if (!dir || !*dir)
+    dir = RCSIM_SCENARIO_DIR;
+  file = g_str_has_suffix (arg, ".ini") ? g_strdup (arg) :
+      g_strconcat (arg, ".ini", NULL);
+  path = g_build_filename (dir, file, NULL);
+  g_free (file);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return path;
+  g_free (path);
+  /* Not there either: the loader says the name given was not found. */
+  return g_strdup (arg);
+}
+
 /* The run's metrics, simulated or from the log; NULL (reported) on a bad
  * log. */
 static SimMetrics *
@@ -114,12 +142,15 @@ main (int argc, char **argv)
   SimMetrics *m;
   GString *out;
   guint32 seed;
+  gchar *scen_path;
   int ret = 0;
 
   gst_init (NULL, NULL);
   ctx = g_option_context_new ("SCENARIO - rate control in virtual time");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
+      "SCENARIO: a scenario file, or the name of an installed one (e.g. "
+      "clean-1mbps) in $RCSIM_SCENARIO_DIR, else " RCSIM_SCENARIO_DIR ".\n"
       "Scenario keys: docs/scenarios.md. Metrics and the packet log format: "
       "docs/metrics.md.");
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
@@ -149,7 +180,9 @@ main (int argc, char **argv)
     return 2;
   }
 
-  scen = sim_scenario_load (argv[1], &err);
+  scen_path = find_scenario (argv[1]);
+  scen = sim_scenario_load (scen_path, &err);
+  g_free (scen_path);
   if (!scen) {
     g_printerr ("rcsim: %s\n", err->message);
     return 1;

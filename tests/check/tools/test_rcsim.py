@@ -14,6 +14,11 @@ separately:
   scenarios        every shipped scenario runs to the end, table and JSON
   cli              --list-controllers, --controller override, --duration,
                    --seed, and errors for bad arguments and bad files
+  scenario-by-name a bare name (clean-1mbps, clean-1mbps.ini) runs the
+                   scenario of RCSIM_SCENARIO_DIR (an installed rcsim's
+                   default: its datadir), byte for byte as its path does;
+                   a file of that name in the current directory comes
+                   first; an unknown name exits 1 naming it
   csv-plot         --csv writes the documented files with a row per 200 ms
                    and the controller's stats columns; the plot script
                    turns them into a PNG (skipped without matplotlib)
@@ -77,15 +82,15 @@ def check(cond, msg):
 
 class Ctx:
     def __init__(self, rcsim, scen_dir, plot):
-        self.rcsim = rcsim
+        self.rcsim = os.path.abspath(rcsim)  # some tests run it in another directory
         self.scen_dir = scen_dir
         self.plot = plot
 
     def scen(self, name):
         return os.path.join(self.scen_dir, name)
 
-    def run(self, *args, expect=0):
-        p = subprocess.run([self.rcsim, *args], capture_output=True, text=True)
+    def run(self, *args, expect=0, **kw):
+        p = subprocess.run([self.rcsim, *args], capture_output=True, text=True, **kw)
         check(p.returncode == expect,
               f"rcsim {' '.join(args)}: exit {p.returncode}, want {expect}\n{p.stderr}")
         return p
@@ -300,6 +305,25 @@ def test_cli(c):
         check("real time" in p.stderr and "real time" not in p.stdout, "--bench output")
     finally:
         shutil.rmtree(tmp)
+
+
+def test_scenario_by_name(c):
+    env = dict(os.environ, RCSIM_SCENARIO_DIR=c.scen_dir)
+    want = c.run(c.scen("clean-1mbps.ini"), "--duration", "5", "--json").stdout
+    with scratch("rcsim-name-") as tmp:
+        for name in ("clean-1mbps", "clean-1mbps.ini"):
+            got = c.run(name, "--duration", "5", "--json", cwd=tmp, env=env).stdout
+            check(got == want, f"rcsim {name} differs from rcsim {c.scen('clean-1mbps.ini')}")
+        # A file here of that name is the one run (a 1 s scenario).
+        with open(os.path.join(tmp, "clean-1mbps.ini"), "w") as f:
+            f.write("[scenario]\nduration=1\n[link]\ncapacity=1000000\n[flow:v]\nkind=media\n")
+        j = json.loads(c.run("clean-1mbps.ini", "--json", cwd=tmp, env=env).stdout)
+        check(j["duration_s"] == 1, f"local clean-1mbps.ini not used: duration {j['duration_s']}")
+        p = c.run("no-such-scenario", cwd=tmp, env=env, expect=1)
+        check("no-such-scenario" in p.stderr, f"unknown name: message was {p.stderr.strip()!r}")
+    helptext = c.run("--help").stdout
+    check("RCSIM_SCENARIO_DIR" in helptext and "gst-ratecontrol/scenarios" in helptext,
+          f"--help does not say where installed scenarios are: {helptext}")
 
 
 def test_csv_plot(c):
@@ -744,6 +768,7 @@ TESTS = {
     "json-schema": test_json_schema,
     "scenarios": test_scenarios,
     "cli": test_cli,
+    "scenario-by-name": test_scenario_by_name,
     "csv-plot": test_csv_plot,
     "tcp-fills-link": test_tcp_fills_link,
     "urcp-clean-utilization": test_urcp_clean_utilization,
