@@ -20,7 +20,7 @@
  * or the `delay` property of its `sink_N` pad) plus delay noise; a flow's
  * packets never overtake each other. The model is the core library's
  * rc-link.c, the same code the `rcsim` simulator runs; its comments explain
- * how the noise reproduces seed 000 (URCP) sec. II's noisy networks.
+ * how the noise reproduces the noisy networks measured in the URCP paper.
  *
  * Packets leave from one streaming thread that waits on the element clock
  * (running time), so a #GstTestClock drives it. The sink pads never block:
@@ -72,8 +72,8 @@
  * `dropped-loss` (lost after the queue), `flushed`, `qdelay-mean`,
  * `qdelay-max` (departure minus entry, delivered packets; includes the
  * packet's own serialization); and `flows`, an array with one structure
- * per flow with `pad` (sink_N), `id` (N), `delay-ms` and the same counters.
- * docs/linksim.md has the model, every property and the seed 000 profiles.
+ * per flow with `pad` (sink_N), `id` (N), `delay` (ns) and the same counters.
+ * docs/linksim.md has the model, every property and the noise profiles.
  *
  * The link's properties are the rows of the link key table
  * (rc-link-keys.h), which rcsim's scenario files read too: a [link] key is
