@@ -20,21 +20,32 @@ GST_DEBUG_CATEGORY_STATIC (gst_rc_encoder_debug);
  * tests/check/elements/test_rcencoder.c);
  * the others (not packaged there) from their documentation. */
 static const GstRcEncoderInfo encoder_table[] = {
-  {"vp8enc", "target-bitrate", 1, GST_RC_ENCODER_SETUP_VPX},
-  {"vp9enc", "target-bitrate", 1, GST_RC_ENCODER_SETUP_VPX},
-  {"x264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_X264},
-  {"x265enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
-  {"openh264enc", "bitrate", 1, GST_RC_ENCODER_SETUP_OPENH264},
-  {"av1enc", "target-bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
-  {"svtav1enc", "target-bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
-  {"theoraenc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
-  {"nvh264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
-  {"nvh265enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
-  {"vaapih264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
-  {"vah264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
-  {"qsvh264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE},
-  {"avenc_h264_omx", "bitrate", 1, GST_RC_ENCODER_SETUP_NONE},
-  {"avenc_mpeg4", "bitrate", 1, GST_RC_ENCODER_SETUP_NONE},
+  {"vp8enc", "target-bitrate", 1, GST_RC_ENCODER_SETUP_VPX, "VP8", "rtpvp8pay"},
+  {"vp9enc", "target-bitrate", 1, GST_RC_ENCODER_SETUP_VPX, "VP9", "rtpvp9pay"},
+  {"x264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_X264, "H264",
+      "rtph264pay"},
+  {"x265enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE, "H265",
+      "rtph265pay"},
+  {"openh264enc", "bitrate", 1, GST_RC_ENCODER_SETUP_OPENH264, "H264",
+      "rtph264pay"},
+  {"av1enc", "target-bitrate", 1000, GST_RC_ENCODER_SETUP_NONE, NULL, NULL},
+  {"svtav1enc", "target-bitrate", 1000, GST_RC_ENCODER_SETUP_NONE, NULL, NULL},
+  {"theoraenc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE, "THEORA",
+      "rtptheorapay"},
+  {"nvh264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE, "H264",
+      "rtph264pay"},
+  {"nvh265enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE, "H265",
+      "rtph265pay"},
+  {"vaapih264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE, "H264",
+      "rtph264pay"},
+  {"vah264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE, "H264",
+      "rtph264pay"},
+  {"qsvh264enc", "bitrate", 1000, GST_RC_ENCODER_SETUP_NONE, "H264",
+      "rtph264pay"},
+  {"avenc_h264_omx", "bitrate", 1, GST_RC_ENCODER_SETUP_NONE, "H264",
+      "rtph264pay"},
+  {"avenc_mpeg4", "bitrate", 1, GST_RC_ENCODER_SETUP_NONE, "MP4V-ES",
+      "rtpmp4vpay"},
 };
 
 /* The category is registered on first use, so that the unit works the same
@@ -94,7 +105,11 @@ is_encoder (GstElement * e)
   GstElementFactory *f = gst_element_get_factory (e);
   const gchar *klass = f ? gst_element_factory_get_metadata (f,
       GST_ELEMENT_METADATA_KLASS) : NULL;
-  return klass && strstr (klass, "Encoder") != NULL;
+  /* Video encoders only: fecenc (Codec/Encoder/Network/RTP) sits between
+   * the encoder and urcpsender in ratecontrolbin and rtpbin's
+   * fec-encoders. */
+  return klass && strstr (klass, "Encoder") != NULL &&
+      strstr (klass, "Video") != NULL;
 }
 
 /* Into a bin through its ghost pad's target, out of the bin `pad` is in

@@ -26,6 +26,9 @@ typedef struct _GstRcEncoderInfo
   const gchar *property;        /* takes the bitrate */
   guint divisor;                /* 1: bit/s, 1000: kbit/s */
   GstRcEncoderSetup setup;
+  const gchar *encoding_name;   /* RTP encoding-name, NULL: no RTP
+                                 * payloader in GStreamer 1.22 */
+  const gchar *payloader;
 } GstRcEncoderInfo;
 
 /* The table row of `factory_name`, or NULL. */
@@ -41,8 +44,9 @@ const GstRcEncoderInfo *gst_rc_encoder_info_for (GstElement * enc);
  * ways. Returns a ref or NULL. */
 GstPad *gst_rc_linked_element_pad (GstPad * pad);
 
-/* The first element of klass "Encoder" upstream of `sinkpad`, walking
- * through single-input elements and bins. Returns a ref or NULL. */
+/* The first video encoder (klass with Encoder and Video) upstream of
+ * `sinkpad`, walking through single-input elements and bins. Returns a ref
+ * or NULL. */
 GstElement *gst_rc_encoder_find_upstream (GstPad * sinkpad);
 
 /* The RTP session (rtpsession's "internal-session" object, which emits
