@@ -9,6 +9,8 @@ GST_ELEMENT_REGISTER_DECLARE (urcpsender);
 GST_ELEMENT_REGISTER_DECLARE (fecenc);
 GST_ELEMENT_REGISTER_DECLARE (fecdec);
 GST_ELEMENT_REGISTER_DECLARE (linksim);
+GST_ELEMENT_REGISTER_DECLARE (ratecontrolbin);
+GST_ELEMENT_REGISTER_DECLARE (ratecontrolrecv);
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -18,6 +20,8 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (fecenc, plugin);
   ok &= GST_ELEMENT_REGISTER (fecdec, plugin);
   ok &= GST_ELEMENT_REGISTER (linksim, plugin);
+  ok &= GST_ELEMENT_REGISTER (ratecontrolbin, plugin);
+  ok &= GST_ELEMENT_REGISTER (ratecontrolrecv, plugin);
   return ok;
 }
 

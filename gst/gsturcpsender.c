@@ -281,7 +281,7 @@ post_discovery (GstUrcpSender * self)
             "connect to notify::target-bitrate and set the bitrate from the "
             "application."),
         ("Looked up to 10 elements upstream, through bins, for an element "
-            "of class Encoder."));
+            "of class Encoder/Video."));
   g_free (name);
 }
 

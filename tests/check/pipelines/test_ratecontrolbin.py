@@ -1,0 +1,163 @@
+"""ratecontrolbin and ratecontrolrecv over real UDP with linksim between
+them, as the README's one-liners run them (with pipelines/linksim-relay.sh
+in the middle): a 1 Mbit/s bottleneck with 20 ms each way.
+
+  - the receiver decodes video; the sender's urcpsender drives vp8enc from
+    the receiver's transport-wide feedback and settles near the capacity,
+    not at its 3 Mbit/s maximum; fecenc sends repair packets;
+  - an encoder ratecontrolbin cannot use fails the state change with an
+    error that names it.
+"""
+import random
+import socket
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+from gi.repository import GLib, Gst  # noqa: E402
+
+CAPACITY = 1000000
+RUN_FOR = 15.0
+
+
+def fail(msg):
+    print("FAIL:", msg, flush=True)
+    sys.exit(1)
+
+
+def free_bases():
+    """Two port bases whose +0, +1 and +5 are all free."""
+    def free(base):
+        socks = []
+        try:
+            for off in (0, 1, 5):
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                socks.append(s)
+                s.bind(("127.0.0.1", base + off))
+            return True
+        except OSError:
+            return False
+        finally:
+            for s in socks:
+                s.close()
+    found = []
+    while len(found) < 2:
+        base = random.randrange(20000, 60000, 10)
+        if free(base) and base not in found:
+            found.append(base)
+    return found
+
+
+def run_bottleneck():
+    inp, out = free_bases()
+    recv = Gst.parse_launch(
+        "ratecontrolrecv name=rx port=%d ! identity name=frames ! "
+        "fakesink sync=false" % out)
+    relay = Gst.parse_launch(
+        "linksim name=fwd capacity=%d delay=20000000 queue-limit-ms=300 "
+        "udpsrc port=%d ! fwd.sink_0 fwd.src_0 ! "
+        "udpsink host=127.0.0.1 port=%d sync=false async=false "
+        "udpsrc port=%d ! fwd.sink_1 fwd.src_1 ! "
+        "udpsink host=127.0.0.1 port=%d sync=false async=false "
+        "linksim name=back delay=20000000 "
+        "udpsrc port=%d ! back.sink_0 back.src_0 ! "
+        "udpsink host=127.0.0.1 port=%d sync=false async=false"
+        % (CAPACITY, inp, out, inp + 1, out + 1, out + 5, inp + 5))
+    send = Gst.parse_launch(
+        "videotestsrc is-live=true pattern=snow ! "
+        "video/x-raw,width=320,height=240,framerate=30/1 ! "
+        "ratecontrolbin name=tx port=%d max-bitrate=3000000" % inp)
+    tx = send.get_by_name("tx")
+    frames = {"n": 0}
+    recv.get_by_name("frames").connect(
+        "handoff", lambda *a: frames.__setitem__("n", frames["n"] + 1))
+    errors, samples = [], []
+    loop = GLib.MainLoop()
+
+    def on_message(_, msg):
+        if msg.type == Gst.MessageType.ERROR:
+            err, dbg = msg.parse_error()
+            errors.append("%s: %s (%s)" % (msg.src.get_name(), err.message,
+                                           dbg))
+            loop.quit()
+
+    for p in (recv, relay, send):
+        bus = p.get_bus()
+        bus.add_signal_watch()
+        bus.connect("message", on_message)
+    t = {"s": 0.0}
+
+    def tick():
+        t["s"] += 0.5
+        samples.append((t["s"], tx.get_property("target-bitrate")))
+        if t["s"] >= RUN_FOR:
+            loop.quit()
+            return False
+        return True
+
+    for p in (recv, relay, send):
+        if p.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+            fail("a pipeline did not start")
+    GLib.timeout_add(500, tick)
+    loop.run()
+    stats = tx.get_property("stats")
+    fec = tx.get_property("fec-stats")
+    for p in (send, relay, recv):
+        p.set_state(Gst.State.NULL)
+        p.get_bus().remove_signal_watch()
+    if errors:
+        fail("errors: %s" % errors)
+    print("stats:", stats.to_string(), flush=True)
+    print("fec:", fec.to_string(), flush=True)
+    ok, twcc = stats.get_uint64("twcc-events")
+    if not ok or twcc < 50:
+        fail("only %d transport-wide feedback events" % twcc)
+    if stats.get_string("encoder") != "encoder":
+        fail("urcpsender does not drive the bin's encoder: %r"
+             % stats.get_string("encoder"))
+    if frames["n"] < 50:
+        fail("the receiver decoded only %d frames in %.0f s"
+             % (frames["n"], RUN_FOR))
+    ok, repair = fec.get_uint64("fec-packets")
+    if not ok or repair == 0:
+        fail("fecenc sent no repair packets")
+    late = [b for s, b in samples if s >= RUN_FOR - 5]
+    mean = sum(late) / len(late)
+    # The bottleneck, not max-bitrate, sets the rate: media plus 10 % FEC
+    # and headers fit 1 Mbit/s only below it.
+    if not 0.3 * CAPACITY < mean < 1.3 * CAPACITY:
+        fail("target %.0f bit/s over the last 5 s on a %d bit/s link"
+             % (mean, CAPACITY))
+    print("OK: %d frames decoded, target %.0f bit/s on a %d bit/s link, "
+          "%d repair packets" % (frames["n"], mean, CAPACITY, repair),
+          flush=True)
+
+
+def bad_encoder():
+    p = Gst.parse_launch("videotestsrc is-live=true ! "
+                         "ratecontrolbin name=tx encoder=identity")
+    ret = p.set_state(Gst.State.PLAYING)
+    msg = p.get_bus().timed_pop_filtered(2 * Gst.SECOND,
+                                         Gst.MessageType.ERROR)
+    p.set_state(Gst.State.NULL)
+    if ret != Gst.StateChangeReturn.FAILURE:
+        fail("an unusable encoder did not fail the state change")
+    if msg is None or "identity" not in msg.parse_error()[0].message:
+        fail("no error naming the encoder: %s"
+             % (msg.parse_error()[0].message if msg else None))
+    print("OK: %s" % msg.parse_error()[0].message, flush=True)
+
+
+def main():
+    Gst.init(None)
+    for f in ("ratecontrolbin", "ratecontrolrecv", "linksim"):
+        if Gst.ElementFactory.find(f) is None:
+            fail("%s not found; GST_PLUGIN_PATH?" % f)
+    bad_encoder()
+    run_bottleneck()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
