@@ -42,6 +42,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_rate_control_recv_debug);
 #define DEFAULT_FEC_PT 100
 #define DEFAULT_LATENCY 200
 #define DEFAULT_DECODE TRUE
+/* rtpsession sends transport-wide feedback only in RTCP packets, and its
+ * first one after a randomised 1.25-3.75 s (RFC 3550 sec. 6.3.5, half the
+ * 5 s minimum): the sender ran that long with no feedback. A 100 ms
+ * minimum (RFC 4585 allows any) brings the first feedback within a few
+ * hundred ms and costs a receiver report of ~50 bytes each. */
+#define RTCP_MIN_INTERVAL (100 * GST_MSECOND)
 
 enum
 {
@@ -499,4 +505,12 @@ gst_rate_control_recv_init (GstRateControlRecv * self)
       "recv_rtcp_sink_0");
   gst_element_link_pads (self->rtpbin, "send_rtcp_src_0", self->rtcpsink,
       "sink");
+  {
+    GObject *session = NULL;
+    g_signal_emit_by_name (self->rtpbin, "get-internal-session", 0, &session);
+    if (session) {
+      g_object_set (session, "rtcp-min-interval", RTCP_MIN_INTERVAL, NULL);
+      g_object_unref (session);
+    }
+  }
 }
