@@ -468,18 +468,6 @@ gst_rate_control_bin_class_init (GstRateControlBinClass * klass)
       "gst-ratecontrol developers");
 }
 
-static GstElement *
-make (GstRateControlBin * self, const gchar * factory, const gchar * name)
-{
-  GstElement *e = gst_element_factory_make (factory, name);
-
-  if (e)
-    gst_bin_add (GST_BIN (self), e);
-  else
-    GST_ERROR_OBJECT (self, "no %s element", factory);
-  return e;
-}
-
 static void
 gst_rate_control_bin_init (GstRateControlBin * self)
 {
@@ -497,14 +485,14 @@ gst_rate_control_bin_init (GstRateControlBin * self)
 
   /* Everything but the encoder and payloader, which come with the
    * encoder property at NULL->READY. */
-  self->convert = make (self, "videoconvert", "convert");
-  self->rtpcaps = make (self, "capsfilter", "rtpcaps");
-  self->fecenc = make (self, "fecenc", "fecenc");
-  self->sender = make (self, "urcpsender", "urcpsender");
-  self->rtpbin = make (self, "rtpbin", "rtpbin");
-  self->rtpsink = make (self, "udpsink", "rtpsink");
-  self->rtcpsink = make (self, "udpsink", "rtcpsink");
-  self->rtcpsrc = make (self, "udpsrc", "rtcpsrc");
+  self->convert = gst_rc_bin_add_new (GST_BIN (self), "videoconvert", "convert");
+  self->rtpcaps = gst_rc_bin_add_new (GST_BIN (self), "capsfilter", "rtpcaps");
+  self->fecenc = gst_rc_bin_add_new (GST_BIN (self), "fecenc", "fecenc");
+  self->sender = gst_rc_bin_add_new (GST_BIN (self), "urcpsender", "urcpsender");
+  self->rtpbin = gst_rc_bin_add_new (GST_BIN (self), "rtpbin", "rtpbin");
+  self->rtpsink = gst_rc_bin_add_new (GST_BIN (self), "udpsink", "rtpsink");
+  self->rtcpsink = gst_rc_bin_add_new (GST_BIN (self), "udpsink", "rtcpsink");
+  self->rtcpsrc = gst_rc_bin_add_new (GST_BIN (self), "udpsrc", "rtcpsrc");
   if (!self->convert || !self->rtpcaps || !self->fecenc || !self->sender ||
       !self->rtpbin || !self->rtpsink || !self->rtcpsink || !self->rtcpsrc)
     return;                     /* NULL->READY fails: no encoder built */

@@ -30,6 +30,7 @@
 #include "gstratecontrolrecv.h"
 #include "gstfecenc.h"
 #include "rc-fec.h"
+#include "gstrcencoder.h"
 #include "rc-twcc.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_rate_control_recv_debug);
@@ -457,18 +458,6 @@ gst_rate_control_recv_class_init (GstRateControlRecvClass * klass)
       "gst-ratecontrol developers");
 }
 
-static GstElement *
-make (GstRateControlRecv * self, const gchar * factory, const gchar * name)
-{
-  GstElement *e = gst_element_factory_make (factory, name);
-
-  if (e)
-    gst_bin_add (GST_BIN (self), e);
-  else
-    GST_ERROR_OBJECT (self, "no %s element", factory);
-  return e;
-}
-
 static void
 gst_rate_control_recv_init (GstRateControlRecv * self)
 {
@@ -486,10 +475,10 @@ gst_rate_control_recv_init (GstRateControlRecv * self)
       gst_static_pad_template_get (&src_template));
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 
-  self->rtpsrc = make (self, "udpsrc", "rtpsrc");
-  self->rtcpsrc = make (self, "udpsrc", "rtcpsrc");
-  self->rtpbin = make (self, "rtpbin", "rtpbin");
-  self->rtcpsink = make (self, "udpsink", "rtcpsink");
+  self->rtpsrc = gst_rc_bin_add_new (GST_BIN (self), "udpsrc", "rtpsrc");
+  self->rtcpsrc = gst_rc_bin_add_new (GST_BIN (self), "udpsrc", "rtcpsrc");
+  self->rtpbin = gst_rc_bin_add_new (GST_BIN (self), "rtpbin", "rtpbin");
+  self->rtcpsink = gst_rc_bin_add_new (GST_BIN (self), "udpsink", "rtcpsink");
   if (!self->rtpsrc || !self->rtcpsrc || !self->rtpbin || !self->rtcpsink)
     return;
   g_object_set (self->rtcpsink, "sync", FALSE, "async", FALSE, NULL);

@@ -1,5 +1,6 @@
 /* Encoder discovery, bitrate units and set-up, shared by the elements that
- * drive a video encoder (urcpsender, ratecontrolbin). See gstrcencoder.h. */
+ * drive a video encoder (urcpsender, ratecontrolbin), and the little the
+ * bins share. See gstrcencoder.h. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -331,4 +332,17 @@ gst_rc_encoder_set_bitrate (GstElement * enc, const GstRcEncoderInfo * info,
   }
   g_value_unset (&v);
   g_value_unset (&v64);
+}
+
+GstElement *
+gst_rc_bin_add_new (GstBin * bin, const gchar * factory, const gchar * name)
+{
+  GstElement *e = gst_element_factory_make (factory, name);
+
+  ensure_debug_category ();
+  if (e)
+    gst_bin_add (bin, e);
+  else
+    GST_ERROR_OBJECT (bin, "no %s element", factory);
+  return e;
 }

@@ -66,5 +66,10 @@ void gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info);
 void gst_rc_encoder_set_bitrate (GstElement * enc,
     const GstRcEncoderInfo * info, guint64 bps);
 
+/* A new `factory` element named `name` added to `bin` (ratecontrolbin,
+ * ratecontrolrecv), or NULL, logged, if it is not installed. */
+GstElement *gst_rc_bin_add_new (GstBin * bin, const gchar * factory,
+    const gchar * name);
+
 G_END_DECLS
 #endif
