@@ -6,7 +6,8 @@
  * RcControllerInfo `rc_<name>_info` defined in that controller's file. */
 #define RC_BUILTIN_CONTROLLERS(X) \
   X (urcp) \
-  X (um)
+  X (um) \
+  X (fractal)
 
 #define DECLARE_INFO(n) extern const RcControllerInfo rc_##n##_info;
 RC_BUILTIN_CONTROLLERS (DECLARE_INFO)

@@ -34,10 +34,11 @@
  * always with `feedback=rtcp`. The session is polled after everything it
  * is told and at the times it asks for (its controller tick).
  *
- * FEC hook: media_protect() is where repair packets will be generated
- * (SIM_PKT_FEC, FEC bytes in the metrics, pushed as RC_SENDER_ITEM_FEC) and
- * media_receive() where they will repair losses (loss_post). Until then
- * there is no FEC and loss_post == loss_pre. */
+ * FEC: media_protect() adds repair packets at the rate the session asks
+ * for (SIM_PKT_FEC, FEC bytes in the metrics, pushed as
+ * RC_SENDER_ITEM_FEC, fed back like media); media_receive() is where they
+ * will repair losses (loss_post). Until the decoder runs here, loss_post ==
+ * loss_pre. */
 #include <math.h>
 #include <gst/rtp/gstrtcpbuffer.h>
 #include "sim-private.h"
@@ -74,6 +75,7 @@ typedef struct
 {
   GstClockTime ts;
   guint size;
+  gboolean is_fec;
 } SentRecord;
 
 struct _MediaState
@@ -83,6 +85,9 @@ struct _MediaState
   GArray *sent_log;             /* SentRecord by send index */
   GArray *actions;              /* scratch: RcSenderAction */
   gdouble enc_target;           /* the encoder's target, from the session */
+  gdouble fec_target;           /* FEC rate the session asks for, bit/s */
+  gdouble fec_budget;           /* bytes of repair owed at that rate */
+  GstClockTime fec_last;        /* when the budget was last topped up */
   SimEncoder *enc;
   gboolean was_paused;
   GPtrArray *stat_names;        /* session stats fields, first sample */
@@ -344,7 +349,7 @@ media_service (Sim * sim, SimFlow * f)
   if (sim->now >= f->stop)
     return;
   while ((p = rc_sender_pop (m->sender, sim->now, NULL, &index))) {
-    SentRecord rec = { sim->now, p->rtp_size };
+    SentRecord rec = { sim->now, p->rtp_size, p->kind == SIM_PKT_FEC };
 
     g_assert (index == m->sent_log->len);
     p->seq = index;
@@ -357,9 +362,10 @@ media_service (Sim * sim, SimFlow * f)
     RcSenderAction *a = &g_array_index (m->actions, RcSenderAction, i);
     if (a->kind == RC_SENDER_SET_ENCODER)
       m->enc_target = a->bps;
-    /* RC_SENDER_SET_FEC: no FEC in rcsim yet; RC_SENDER_WARN_NO_FEEDBACK
-     * and the circuit breaker's actions: nobody to tell (the stats and the
-     * log's target lines show them). */
+    else if (a->kind == RC_SENDER_SET_FEC)
+      m->fec_target = a->bps;
+    /* RC_SENDER_WARN_NO_FEEDBACK and the circuit breaker's actions: nobody
+     * to tell (the stats and the log's target lines show them). */
   }
   media_schedule_wake (sim, f, next);
   media_schedule_wake (sim, f, rc_sender_next_send (m->sender));
@@ -376,11 +382,41 @@ media_wake (Sim * sim, gpointer obj, guint64 arg)
   media_service (sim, f);
 }
 
-/* FEC hook: repair packets for the media packets just packetized. None
- * until rc-fec exists. */
+/* Repair packets after each frame at the FEC rate the session asks for
+ * (a controller probing with FEC, as fecenc follows urcpsender's probe
+ * event), each the size of the frame's largest packet plus a flexfec
+ * header (XOR parity covers the longest packet it protects). Their bytes
+ * load the link and the feedback; nothing decodes them yet, so they repair
+ * nothing (loss_post == loss_pre). */
+#define FEC_HEADER 20           /* RFC 8627 sec. 4.2: 20 bytes, one SSRC */
+
 static void
 media_protect (Sim * sim, SimFlow * f, GQueue * frame_pkts)
 {
+  MediaState *m = f->media;
+  GstClockTime t = sim->now;
+  guint size = 0;
+  GList *l;
+
+  if (m->fec_target <= 0) {
+    m->fec_budget = 0;
+    m->fec_last = t;
+    return;
+  }
+  if (GST_CLOCK_TIME_IS_VALID (m->fec_last) && t > m->fec_last)
+    m->fec_budget += m->fec_target / 8 * (t - m->fec_last) / GST_SECOND;
+  m->fec_last = t;
+  for (l = frame_pkts->head; l; l = l->next)
+    size = MAX (size, ((SimPkt *) l->data)->rtp_size);
+  size += FEC_HEADER;
+  while (m->fec_budget >= size) {
+    SimPkt *p = sim_pkt_new (f, SIM_PKT_FEC, size + f->data_overhead);
+
+    p->rtp_size = size;
+    p->queued = t;
+    m->fec_budget -= size;
+    g_queue_push_tail (frame_pkts, p);
+  }
 }
 
 static void
@@ -535,6 +571,7 @@ media_feedback_arrive (Sim * sim, SimFlow * f, SimPkt * p)
       SentRecord *s = &g_array_index (m->sent_log, SentRecord, r->seq);
       r->send_ts = s->ts;
       r->size = s->size;
+      r->is_fec = s->is_fec;
     }
   }
   rc_sender_on_packet_results (m->sender,
@@ -650,6 +687,7 @@ media_init (Sim * sim, SimFlow * f)
   m->actions = g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
   m->pending = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
   m->enc_target = rc_sender_get_target (m->sender);
+  m->fec_last = GST_CLOCK_TIME_NONE;
   m->enc = sim_encoder_new (&f->cfg->encoder, f->rand, m->enc_target);
   m->stat_names = g_ptr_array_new_with_free_func (g_free);
   m->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
@@ -776,6 +814,7 @@ deliver (Sim * sim, guint l, RcLinkPacket * out)
 
   switch (p->kind) {
     case SIM_PKT_MEDIA:
+    case SIM_PKT_FEC:          /* fed back like media; nothing repairs yet */
       media_receive (sim, f, p);
       break;
     case SIM_PKT_FEEDBACK:
@@ -790,7 +829,6 @@ deliver (Sim * sim, guint l, RcLinkPacket * out)
     case SIM_PKT_RTCP_RR:
       media_rr_arrive (sim, f, p);
       break;
-    case SIM_PKT_FEC:          /* nothing repairs yet */
     case SIM_PKT_TCP_DATA:     /* handled above */
     case SIM_PKT_CBR:
       break;
