@@ -4,7 +4,8 @@ in the middle): a 1 Mbit/s bottleneck with 20 ms each way.
 
   - the receiver decodes video; the sender's urcpsender drives vp8enc from
     the receiver's transport-wide feedback and settles near the capacity,
-    not at its 3 Mbit/s maximum; fecenc sends repair packets;
+    not at its 3 Mbit/s maximum; fecenc sends repair packets; with URCP
+    and with FRACTaL, whose FEC probes go to fecenc and raise the rate;
   - an encoder ratecontrolbin cannot use fails the state change with an
     error that names it.
 """
@@ -49,7 +50,7 @@ def free_bases():
     return found
 
 
-def run_bottleneck():
+def run_bottleneck(controller):
     inp, out = free_bases()
     recv = Gst.parse_launch(
         "ratecontrolrecv name=rx port=%d ! identity name=frames ! "
@@ -67,7 +68,8 @@ def run_bottleneck():
     send = Gst.parse_launch(
         "videotestsrc is-live=true pattern=snow ! "
         "video/x-raw,width=320,height=240,framerate=30/1 ! "
-        "ratecontrolbin name=tx port=%d max-bitrate=3000000" % inp)
+        "ratecontrolbin name=tx port=%d max-bitrate=3000000 controller=%s"
+        % (inp, controller))
     tx = send.get_by_name("tx")
     frames = {"n": 0}
     recv.get_by_name("frames").connect(
@@ -122,6 +124,14 @@ def run_bottleneck():
     ok, repair = fec.get_uint64("fec-packets")
     if not ok or repair == 0:
         fail("fecenc sent no repair packets")
+    if controller == "fractal":
+        # FRACTaL probes with FEC: urcpsender's probe requests reached
+        # fecenc (its probe-bitrate), and the probes raised the rate.
+        ok, probes = stats.get_uint64("probes")
+        ok2, increases = stats.get_uint64("increases")
+        if not ok or probes == 0 or not ok2 or increases == 0:
+            fail("no FEC probe passed: probes %s, increases %s"
+                 % (probes, increases))
     late = [b for s, b in samples if s >= RUN_FOR - 5]
     mean = sum(late) / len(late)
     # The bottleneck, not max-bitrate, sets the rate: media plus 10 % FEC
@@ -129,9 +139,9 @@ def run_bottleneck():
     if not 0.3 * CAPACITY < mean < 1.3 * CAPACITY:
         fail("target %.0f bit/s over the last 5 s on a %d bit/s link"
              % (mean, CAPACITY))
-    print("OK: %d frames decoded, target %.0f bit/s on a %d bit/s link, "
-          "%d repair packets" % (frames["n"], mean, CAPACITY, repair),
-          flush=True)
+    print("OK: %s: %d frames decoded, target %.0f bit/s on a %d bit/s link, "
+          "%d repair packets" % (controller, frames["n"], mean, CAPACITY,
+                                 repair), flush=True)
 
 
 def bad_encoder():
@@ -155,7 +165,8 @@ def main():
         if Gst.ElementFactory.find(f) is None:
             fail("%s not found; GST_PLUGIN_PATH?" % f)
     bad_encoder()
-    run_bottleneck()
+    for controller in sys.argv[1:] or ["urcp", "fractal"]:
+        run_bottleneck(controller)
     return 0
 
 
