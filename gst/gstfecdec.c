@@ -95,6 +95,8 @@ enum
   PROP_SSRC,
   PROP_WINDOW,
   PROP_STATS,
+  PROP_RECOVERED,
+  PROP_UNRECOVERED,
 };
 
 /* fecenc's default payload type. */
@@ -904,6 +906,15 @@ gst_fec_dec_get_property (GObject * object, guint prop_id, GValue * value,
     g_value_take_boxed (value, get_stats (self));
     return;
   }
+  if (prop_id == PROP_RECOVERED || prop_id == PROP_UNRECOVERED) {
+    GstStructure *st = get_stats (self);
+    guint64 n = 0;
+    gst_structure_get_uint64 (st, prop_id == PROP_RECOVERED ? "recovered" :
+        "unrecoverable", &n);
+    gst_structure_free (st);
+    g_value_set_uint (value, (guint) MIN (n, G_MAXUINT));
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_PT:
@@ -983,6 +994,18 @@ gst_fec_dec_class_init (GstFecDecClass * klass)
       g_param_spec_boxed ("stats", "Statistics",
           "Repair and loss counts (see the element docs for the fields)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /* The two counts rtpulpfecdec has, under its names, for applications
+   * that read those. */
+  g_object_class_install_property (gobject_class, PROP_RECOVERED,
+      g_param_spec_uint ("recovered", "Recovered",
+          "Lost media packets rebuilt from repair packets (stats "
+          "'recovered')", 0, G_MAXUINT, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_UNRECOVERED,
+      g_param_spec_uint ("unrecovered", "Unrecovered",
+          "Lost media packets no repair packet could rebuild (stats "
+          "'unrecoverable')", 0, G_MAXUINT, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &fec_template);

@@ -263,6 +263,13 @@ GST_START_TEST (test_2d_double_loss_and_stats)
   fail_unless_equals_float (la, 0.0);
   gst_structure_free (s);
   fail_unless_equals_uint64 (stat_u64 (e, "recovered"), 2);
+  {
+    /* rtpulpfecdec's property names read the same counts. */
+    guint rec = 0, unrec = 1;
+    g_object_get (e, "recovered", &rec, "unrecovered", &unrec, NULL);
+    fail_unless_equals_int (rec, 2);
+    fail_unless_equals_int (unrec, 0);
+  }
   fail_unless_equals_uint64 (stat_u64 (e, "lost-before"), 2);
   fail_unless_equals_uint64 (stat_u64 (e, "lost-after"), 0);
   fail_unless_equals_uint64 (stat_u64 (e, "unrecoverable"), 0);
