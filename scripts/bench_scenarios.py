@@ -88,9 +88,10 @@ def reconvergence(results):
     return text + (f" ({never}/{total} never)" if never else "")
 
 
-def media_loss(result):
-    """The media flows' mean loss_pre (0 without media flows)."""
-    return statistics.mean([f["loss_pre"] for f in media_flows(result)] or [0])
+def media_loss(result, key="loss_pre"):
+    """The media flows' mean loss_pre (or loss_post: after what repair
+    packets rebuilt); 0 without media flows."""
+    return statistics.mean([f[key] for f in media_flows(result)] or [0])
 
 
 def summarize(results):
@@ -118,6 +119,7 @@ def summarize(results):
         "jain": fmt([r["fairness"]["jain"] for r in results], 1, 3),
         "minmax": fmt([r["fairness"]["min_max_ratio"] for r in results], 1, 2),
         "loss": fmt([media_loss(r) for r in results], 100, 2, " %"),
+        "loss_post": fmt([media_loss(r, "loss_post") for r in results], 100, 2, " %"),
         "conv": conv_text,
         "reconv": reconvergence(results),
         "rates": rates[0],
@@ -172,8 +174,8 @@ def main():
         name = scen[:-4]
         lines += [f"### {name}", "",
                   "| controller | utilization | qdelay mean ms | qdelay p95 ms | Jain | min/max "
-                  "| media loss | convergence | re-convergence | goodput kbit/s |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| media loss | after repair | convergence | re-convergence | goodput kbit/s |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for ctrl in controllers:
             runs = []
             for seed in seeds:
@@ -190,7 +192,8 @@ def main():
                                    check=True)
             s = summarize(runs)
             lines.append(f"| {ctrl} | {s['util']} | {s['qmean']} | {s['qp95']} | {s['jain']} "
-                         f"| {s['minmax']} | {s['loss']} | {s['conv']} | {s['reconv']} "
+                         f"| {s['minmax']} | {s['loss']} | {s['loss_post']} | {s['conv']} "
+                         f"| {s['reconv']} "
                          f"| {s['rates']} |")
             print(f"{name:32s} {ctrl:6s} util {s['util']:>16s} qdelay {s['qmean']:>14s} "
                   f"jain {s['jain']}", flush=True)

@@ -47,6 +47,8 @@ typedef struct
   guint64 sent_pkts, sent_bytes, fec_bytes;
   guint64 delivered_pkts, goodput_bytes;
   guint64 lost_queue, lost_link;
+  /* media packets only (no repair packets), for loss_pre and loss_post */
+  guint64 media_delivered, media_lost, repaired;
   GArray *qdelay_ms;            /* gfloat, one per delivered data packet */
   Bin *bins;
   GPtrArray *stat_names;        /* media: stats fields, first sample */
@@ -281,6 +283,8 @@ leave_delivered (SimMetrics * m, const SimMetricsPacket * p)
   acc->qd_sum_ms[db] += qd;
   acc->qd_n[db]++;
   g_array_append_val (acc->qdelay_ms, qdf);
+  if (p->kind == SIM_METRICS_MEDIA)
+    f->media_delivered++;
   if (is_data (p->kind)) {
     f->delivered_pkts++;
     b->delivered_pkts++;
@@ -306,6 +310,8 @@ sim_metrics_leave (SimMetrics * m, const SimMetricsPacket * p)
     LinkAcc *acc = &m->acc[p->link];
     acc->last_departed[eb] = MAX (acc->last_departed[eb], p->departed);
   }
+  if (p->fate != SIM_FATE_DELIVERED && p->kind == SIM_METRICS_MEDIA)
+    f->media_lost++;
   switch (p->fate) {
     case SIM_FATE_DROPPED:
       if (data) {
@@ -902,6 +908,27 @@ loss_of (Flow * f)
   return known ? (gdouble) (f->lost_queue + f->lost_link) / known : 0;
 }
 
+/* Media packets lost before repair, and after it (what the repair packets
+ * did not rebuild), over the media packets whose fate is known. A flow
+ * without repair packets: both are loss_of(). */
+static gdouble
+media_loss (Flow * f, gboolean post)
+{
+  guint64 known = f->media_delivered + f->media_lost;
+  guint64 lost = f->media_lost - (post ? MIN (f->repaired, f->media_lost) : 0);
+
+  if (f->fec_bytes == 0)
+    return loss_of (f);
+  return known ? (gdouble) lost / known : 0;
+}
+
+void
+sim_metrics_set_repaired (SimMetrics * m, guint flow, guint64 repaired)
+{
+  g_return_if_fail (flow < m->n_flows);
+  m->flows[flow].repaired = repaired;
+}
+
 static gdouble
 kbps (guint64 bytes, gdouble secs)
 {
@@ -1025,10 +1052,11 @@ sim_metrics_write_json (SimMetrics * m, GString * s)
     g_string_append (s, ",\n     \"qdelay_ms\": ");
     json_dist (s, dist_of (f->qdelay_ms));
     g_string_append (s, ",\n     \"loss_pre\": ");
-    json_num (s, loss_of (f), "%.6f");
-    /* No FEC yet: nothing is repaired. */
+    json_num (s, media_loss (f, FALSE), "%.6f");
     g_string_append (s, ", \"loss_post\": ");
-    json_num (s, loss_of (f), "%.6f");
+    json_num (s, media_loss (f, TRUE), "%.6f");
+    g_string_append_printf (s, ", \"fec_repaired\": %" G_GUINT64_FORMAT,
+        f->repaired);
     g_string_append (s, ", \"convergence_s\": ");
     json_num (s, conv >= 0 ? conv : NAN, "%.3f");
     g_string_append (s, ",\n     \"convergence\": [");
@@ -1110,7 +1138,7 @@ sim_metrics_write_table (SimMetrics * m, GString * s)
     fmt_dist_cell (s, d.mean, d.valid);
     fmt_dist_cell (s, d.p50, d.valid);
     fmt_dist_cell (s, d.p95, d.valid);
-    g_string_append_printf (s, " %8.3f", 100 * loss_of (f));
+    g_string_append_printf (s, " %8.3f", 100 * media_loss (f, FALSE));
     if (conv >= 0)
       g_string_append_printf (s, " %7.1f\n", conv);
     else

@@ -119,6 +119,9 @@ void sim_metrics_sample_queue (SimMetrics * m, SimLinkId link, guint bin,
     GstClockTime queue_delay);
 /* After the last packet, before the output; once. */
 void sim_metrics_finish (SimMetrics * m);
+/* Simulated: media packets of `flow` that repair packets rebuilt, for
+ * loss_post; before sim_metrics_finish(). */
+void sim_metrics_set_repaired (SimMetrics * m, guint flow, guint64 repaired);
 
 /* Propagation delay of `flow`'s packets on `link`: its delay-ms on the link
  * its data takes, its return-delay-ms on the other. */

@@ -42,6 +42,8 @@ typedef struct
                                  * triggered it (RFC 2018 sec. 4: the first
                                  * SACK block), G_MAXUINT64 if none */
   guint32 gen;                  /* TCP: transfer (connection) generation */
+  guint fec_covers;             /* FEC: media packets it protects, the
+                                 * oldest not yet protected when it is sent */
   GArray *results;              /* feedback: RcPacketResult */
   GstBuffer *rtcp;              /* RTCP RR: the compound packet */
 } SimPkt;

@@ -40,6 +40,7 @@
  * will repair losses (loss_post). Until the decoder runs here, loss_post ==
  * loss_pre. */
 #include <math.h>
+#include <string.h>
 #include <gst/rtp/gstrtcpbuffer.h>
 #include "sim-private.h"
 #include "rc-rtcp.h"
@@ -78,6 +79,14 @@ typedef struct
   gboolean is_fec;
 } SentRecord;
 
+/* A repair packet and the media packets it protects (transport seqs, in
+ * MediaState.group_media from `first`). */
+typedef struct
+{
+  guint64 repair;
+  guint first, n;
+} FecGroup;
+
 struct _MediaState
 {
   RcSender *sender;             /* items: SimPkt */
@@ -88,6 +97,12 @@ struct _MediaState
   gdouble fec_target;           /* FEC rate the session asks for, bit/s */
   gdouble fec_budget;           /* bytes of repair owed at that rate */
   GstClockTime fec_last;        /* when the budget was last topped up */
+  guint unprotected;            /* media packetized since the last repair */
+  GArray *pending_media;        /* guint64: media sent, not yet protected */
+  GArray *groups;               /* FecGroup */
+  GArray *group_media;          /* guint64 */
+  GByteArray *rx_got;           /* receiver: 1 per transport seq that
+                                 * arrived */
   SimEncoder *enc;
   gboolean was_paused;
   GPtrArray *stat_names;        /* session stats fields, first sample */
@@ -354,6 +369,21 @@ media_service (Sim * sim, SimFlow * f)
     g_assert (index == m->sent_log->len);
     p->seq = index;
     g_array_append_val (m->sent_log, rec);
+    /* The pacer keeps order: a repair packet leaves after the media it
+     * protects, which are the oldest not yet protected. */
+    if (p->kind == SIM_PKT_MEDIA && m->fec_target > 0) {
+      g_array_append_val (m->pending_media, index);
+      /* Bounded: a repair packet never covers this many. */
+      if (m->pending_media->len > 4096)
+        g_array_remove_range (m->pending_media, 0, 1024);
+    } else if (p->kind == SIM_PKT_FEC) {
+      FecGroup g = { index, m->group_media->len,
+        MIN (p->fec_covers, m->pending_media->len)
+      };
+      g_array_append_vals (m->group_media, m->pending_media->data, g.n);
+      g_array_remove_range (m->pending_media, 0, g.n);
+      g_array_append_val (m->groups, g);
+    }
     sim_send (sim, p);
   }
   g_array_set_size (m->actions, 0);
@@ -384,10 +414,10 @@ media_wake (Sim * sim, gpointer obj, guint64 arg)
 
 /* Repair packets after each frame at the FEC rate the session asks for
  * (a controller probing with FEC, as fecenc follows urcpsender's probe
- * event), each the size of the frame's largest packet plus a flexfec
- * header (XOR parity covers the longest packet it protects). Their bytes
- * load the link and the feedback; nothing decodes them yet, so they repair
- * nothing (loss_post == loss_pre). */
+ * event). A repair packet is the XOR of the media packets since the one
+ * before it (fecenc's row groups, their length set by the rate): its size
+ * is the largest of them plus a flexfec header, and at the receiver it
+ * rebuilds one lost packet of its group (sim_fec_repaired). */
 #define FEC_HEADER 20           /* RFC 8627 sec. 4.2: 20 bytes, one SSRC */
 
 static void
@@ -395,28 +425,65 @@ media_protect (Sim * sim, SimFlow * f, GQueue * frame_pkts)
 {
   MediaState *m = f->media;
   GstClockTime t = sim->now;
-  guint size = 0;
   GList *l;
+  guint i, k, size = 0;
 
   if (m->fec_target <= 0) {
     m->fec_budget = 0;
     m->fec_last = t;
+    m->unprotected = 0;
     return;
   }
+  m->unprotected += g_queue_get_length (frame_pkts);
   if (GST_CLOCK_TIME_IS_VALID (m->fec_last) && t > m->fec_last)
     m->fec_budget += m->fec_target / 8 * (t - m->fec_last) / GST_SECOND;
   m->fec_last = t;
   for (l = frame_pkts->head; l; l = l->next)
     size = MAX (size, ((SimPkt *) l->data)->rtp_size);
   size += FEC_HEADER;
-  while (m->fec_budget >= size) {
+  k = (guint) MIN (m->fec_budget / size, m->unprotected);
+  /* k repair packets split what is unprotected into k groups. */
+  for (i = 0; i < k; i++) {
     SimPkt *p = sim_pkt_new (f, SIM_PKT_FEC, size + f->data_overhead);
 
+    p->fec_covers = (i + 1) * m->unprotected / k - i * m->unprotected / k;
     p->rtp_size = size;
     p->queued = t;
     m->fec_budget -= size;
     g_queue_push_tail (frame_pkts, p);
   }
+  if (k)
+    m->unprotected = 0;
+}
+
+/* Media packets of `f` the repair packets rebuilt: one lost packet in a
+ * group whose repair packet arrived (XOR parity rebuilds one). Packets
+ * sent in the last `tail` are left out: their fate is not known yet. */
+static guint64
+sim_fec_repaired (Sim * sim, SimFlow * f, GstClockTime tail)
+{
+  MediaState *m = f->media;
+  guint64 repaired = 0;
+  guint i, j;
+
+  for (i = 0; m && i < m->groups->len; i++) {
+    FecGroup *g = &g_array_index (m->groups, FecGroup, i);
+    guint lost = 0;
+
+    if (g_array_index (m->sent_log, SentRecord, g->repair).ts + tail >
+        sim->now)
+      break;
+    if (g->repair >= m->rx_got->len || !m->rx_got->data[g->repair])
+      continue;
+    for (j = 0; j < g->n && lost < 2; j++) {
+      guint64 seq = g_array_index (m->group_media, guint64, g->first + j);
+      if (seq >= m->rx_got->len || !m->rx_got->data[seq])
+        lost++;
+    }
+    if (lost == 1)
+      repaired++;
+  }
+  return repaired;
 }
 
 static void
@@ -520,6 +587,12 @@ media_receive (Sim * sim, SimFlow * f, SimPkt * p)
     m->last_transit = transit;
     m->have_transit = TRUE;
   }
+  if (m->rx_got->len <= p->seq) {
+    guint old = m->rx_got->len;
+    g_byte_array_set_size (m->rx_got, p->seq + 1 + 1024);
+    memset (m->rx_got->data + old, 0, m->rx_got->len - old);
+  }
+  m->rx_got->data[p->seq] = 1;
   r.seq = p->seq;
   r.send_ts = GST_CLOCK_TIME_NONE;
   r.recv_ts = receiver_clock (f, sim->now);
@@ -688,6 +761,10 @@ media_init (Sim * sim, SimFlow * f)
   m->pending = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
   m->enc_target = rc_sender_get_target (m->sender);
   m->fec_last = GST_CLOCK_TIME_NONE;
+  m->pending_media = g_array_new (FALSE, FALSE, sizeof (guint64));
+  m->groups = g_array_new (FALSE, FALSE, sizeof (FecGroup));
+  m->group_media = g_array_new (FALSE, FALSE, sizeof (guint64));
+  m->rx_got = g_byte_array_new ();
   m->enc = sim_encoder_new (&f->cfg->encoder, f->rand, m->enc_target);
   m->stat_names = g_ptr_array_new_with_free_func (g_free);
   m->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
@@ -715,6 +792,10 @@ media_free (SimFlow * f)
   rc_sender_flush (m->sender, (GDestroyNotify) sim_pkt_free);
   rc_sender_free (m->sender);
   g_array_unref (m->sent_log);
+  g_array_unref (m->pending_media);
+  g_array_unref (m->groups);
+  g_array_unref (m->group_media);
+  g_byte_array_unref (m->rx_got);
   g_array_unref (m->actions);
   g_array_unref (m->pending);
   g_array_unref (m->reports);
@@ -968,6 +1049,15 @@ sim_run (Sim * sim)
   g_return_if_fail (!sim->ran);
   sim_run_until (sim, sim->end + DRAIN);
   sim->ran = TRUE;
+  {
+    guint i;
+    for (i = 0; i < sim->flows->len; i++) {
+      SimFlow *f = g_ptr_array_index (sim->flows, i);
+      if (f->media)
+        sim_metrics_set_repaired (sim->metrics, i, sim_fec_repaired (sim, f,
+                0));
+    }
+  }
   sim_metrics_finish (sim->metrics);
 }
 
