@@ -648,8 +648,9 @@ gst_fec_enc_class_init (GstFecEncClass * klass)
           GST_TYPE_FEC_FORMAT, DEFAULT_FORMAT, rw_ready));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Packets protected, repair packets and bytes, overhead (see the "
-          "element docs for the fields)", GST_TYPE_STRUCTURE,
+          "Packets protected, repair packets and bytes, overhead: an "
+          "application/x-fecenc-stats structure (fields: "
+          "docs/elements/fecenc.md)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);

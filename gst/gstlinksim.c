@@ -1337,8 +1337,8 @@ gst_link_sim_class_init (GstLinkSimClass * klass)
           rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Link and per-flow counters (see the element docs for the "
-          "fields)", GST_TYPE_STRUCTURE,
+          "Link and per-flow counters: an application/x-linksim-stats "
+          "structure (fields: docs/elements/linksim.md)", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
