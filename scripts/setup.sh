@@ -8,13 +8,15 @@ cd "$(dirname "$0")/.."
 
 # iproute2, iperf3, tcpdump: the kernel bottleneck bench (tools/kbench);
 # valgrind: the sanitize suite's leak check; gstreamer1.0-nice and
-# gir1.2-gst-plugins-bad-1.0: webrtcbin (ICE) and GstWebRTC for Python.
+# gir1.2-gst-plugins-bad-1.0: webrtcbin (ICE) and GstWebRTC for Python;
+# gstreamer1.0-libav: avdec_h264 for ratecontrolrecv encoding-name=H264
+# (openh264dec takes only constrained-baseline; x264enc sends high).
 PKGS="build-essential pkg-config meson ninja-build
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly libvpx-dev python3-gi python3-gst-1.0
   python3-matplotlib iproute2 iperf3 tcpdump valgrind
-  gstreamer1.0-nice gir1.2-gst-plugins-bad-1.0"
+  gstreamer1.0-nice gir1.2-gst-plugins-bad-1.0 gstreamer1.0-libav"
 
 missing=""
 for p in $PKGS; do
