@@ -242,7 +242,7 @@ ensure_encoder_locked (GstUrcpSender * self, gboolean * is_new)
         self->unknown_encoder = g_strdup (G_OBJECT_TYPE_NAME (self->encoder));
       }
       gst_clear_object (&self->encoder);
-    } else {
+    } else if (self->encoder != before) {
       GST_INFO_OBJECT (self, "driving %" GST_PTR_FORMAT " property %s",
           self->encoder, self->encoder_info->property);
     }
