@@ -61,7 +61,11 @@
  * `fec-decoders='fec,0="fecdec\ pt\=100";'` and bring flexfec repair
  * packets on their own port to `recv_fec_sink_0_0` (rtpbin 1.22 only
  * builds that decoder once such a pad is requested, and links it to the
- * session's first SSRC only).
+ * session's first SSRC only). Packets of any other SSRC of the session
+ * are dropped there, with a warning on the bus for repair packets (the
+ * media go on unrepaired) and an error for anything else, both saying
+ * what to use instead; rtpbin alone would stop the stream with
+ * not-linked.
  *
  * ## Statistics
  * #GstFecDec:stats has (guint64) `media-received`, `fec-received`,
@@ -79,6 +83,7 @@
 #include "config.h"
 #endif
 
+#include <stdio.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include "gstfecdec.h"
 #include "gstfecenc.h"
@@ -420,6 +425,204 @@ leave_tap_locked (GstFecDec * self, GstFecDecTap ** t)
     g_mutex_unlock (&(*t)->lock);
     self->have_tap_stats = TRUE;
   }
+}
+
+/* ------------------------------------ rtpbin's fec-decoders slot */
+
+/* rtpbin 1.22 puts the fec-decoders element between its SSRC demuxer and
+ * the jitterbuffer of the session's first SSRC only (gstrtpbin.c:
+ * new_ssrc_pad_found(), "does not yet support multiple ssrc's"): the
+ * demuxer pad of every later SSRC stays unlinked, and its first packet
+ * stops the stream with a bare not-linked. Flexfec repair packets on their
+ * own SSRC in the media stream are such an SSRC. fecdec watches the
+ * demuxer's new pads and says what is wrong, on the bus, instead. */
+
+typedef struct
+{
+  GstFecDec *self;              /* ref */
+  guint32 ssrc;
+  gboolean told;                /* streaming thread of the demuxer */
+} StrayPad;
+
+static void
+stray_pad_free (StrayPad * sp)
+{
+  gst_object_unref (sp->self);
+  g_free (sp);
+}
+
+#define SLOT_ADVICE "Return fecdec from rtpbin's request-fec-decoder " \
+  "signal instead (it takes every SSRC of the session, flexfec's " \
+  "included), or send the repair packets on a port of their own to " \
+  "rtpbin's recv_fec_sink_<session>_0 pad."
+
+/* A packet on a demuxer pad rtpbin left unlinked: repair packets are
+ * dropped with a warning (the media go on, unrepaired); anything else
+ * is an error, as the not-linked would have been, but one that says why. */
+static GstPadProbeReturn
+stray_probe (GstPad * pad, GstPadProbeInfo * info, StrayPad * sp)
+{
+  GstFecDec *self = sp->self;
+  RcFecDecoderStats st = { 0, };
+  GstBuffer *buf = NULL;
+  guint8 h[RC_FEC_RTP_HEADER_LEN];
+  gboolean repair;
+  guint32 linked;
+
+  /* Linked by someone after all: nothing to say. */
+  if (gst_pad_is_linked (pad))
+    return GST_PAD_PROBE_REMOVE;
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST &&
+      gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info)) > 0)
+    buf = gst_buffer_list_get (GST_PAD_PROBE_INFO_BUFFER_LIST (info), 0);
+  if (sp->told || !buf || !rc_fec_read_header (buf, h))
+    return GST_PAD_PROBE_DROP;
+  sp->told = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  repair = self->cfg.format == RC_FEC_FORMAT_FLEXFEC &&
+      (h[1] & 0x7f) == self->cfg.pt;
+  linked = self->slot_ssrc;
+  if (self->dec)
+    rc_fec_decoder_get_stats (self->dec, &st);
+  GST_OBJECT_UNLOCK (self);
+  if (repair)
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("FEC repair packets on their own SSRC (%08x) in the media stream "
+            "cannot reach fecdec in rtpbin's fec-decoders slot: they are "
+            "dropped and the media go on without repair. " SLOT_ADVICE,
+            sp->ssrc), ("rtpbin 1.22 links the fec-decoders element to the "
+            "session's first SSRC only (%08x); left to rtpbin, the packets "
+            "of SSRC %08x would stop the stream with not-linked", linked,
+            sp->ssrc));
+  else if (st.media_received == 0 && st.fec_received > 0)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The media (SSRC %08x) cannot pass: rtpbin's fec-decoders slot "
+            "holds one SSRC per session, and the FEC repair stream "
+            "(SSRC %08x) came first and took it. " SLOT_ADVICE, sp->ssrc,
+            linked), ("rtpbin 1.22 links the fec-decoders element to the "
+            "session's first SSRC only; fecdec drops the packets of SSRC "
+            "%08x rather than let them stop the stream with a bare "
+            "not-linked", sp->ssrc));
+  else
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("A second RTP stream (SSRC %08x, payload type %u) cannot pass: "
+            "rtpbin's fec-decoders slot holds one SSRC per session, and "
+            "fecdec has SSRC %08x. " SLOT_ADVICE, sp->ssrc, h[1] & 0x7f,
+            linked), ("rtpbin 1.22 links the fec-decoders element to the "
+            "session's first SSRC only; fecdec drops the packets of SSRC "
+            "%08x rather than let them stop the stream with a bare "
+            "not-linked", sp->ssrc));
+  return GST_PAD_PROBE_DROP;
+}
+
+static void
+watch_stray_pad (GstFecDec * self, GstPad * pad)
+{
+  StrayPad *sp;
+  guint ssrc;
+
+  if (gst_pad_is_linked (pad) ||
+      sscanf (GST_PAD_NAME (pad), "src_%u", &ssrc) != 1)
+    return;
+  GST_DEBUG_OBJECT (self, "rtpbin left %s:%s unlinked: watching it",
+      GST_DEBUG_PAD_NAME (pad));
+  sp = g_new0 (StrayPad, 1);
+  sp->self = gst_object_ref (self);
+  sp->ssrc = ssrc;
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_BUFFER_LIST, (GstPadProbeCallback) stray_probe, sp,
+      (GDestroyNotify) stray_pad_free);
+}
+
+/* Emitted by the demuxer for each new SSRC; rtpbin's own handler, which
+ * tries to link the pad here, was connected first and has run. */
+static void
+slot_new_ssrc_pad (GstElement * demux, guint ssrc, GstPad * pad,
+    GstFecDec * self)
+{
+  watch_stray_pad (self, pad);
+}
+
+static void
+unref_notify (gpointer self, GClosure * closure)
+{
+  gst_object_unref (self);
+}
+
+static void
+unwatch_slot (GstFecDec * self)
+{
+  GstElement *demux;
+  gulong sig;
+
+  GST_OBJECT_LOCK (self);
+  demux = self->slot_demux;
+  sig = self->slot_sig;
+  self->slot_demux = NULL;
+  self->slot_sig = 0;
+  GST_OBJECT_UNLOCK (self);
+  if (demux) {
+    g_signal_handler_disconnect (demux, sig);
+    gst_object_unref (demux);
+  }
+}
+
+/* Is the sink pad's peer a pad of the SSRC demuxer inside an rtpbin (the
+ * fec-decoders slot)? Then watch that demuxer's other pads. */
+static void
+watch_slot (GstFecDec * self, GstPad * peer)
+{
+  GstElement *demux = gst_pad_get_parent_element (peer);
+  GstObject *bin = demux ? gst_object_get_parent (GST_OBJECT (demux)) : NULL;
+  GstIterator *it;
+  GValue v = G_VALUE_INIT;
+  guint ssrc;
+
+  if (!demux || !bin || !is_factory (demux, "rtpssrcdemux") ||
+      !g_str_equal (G_OBJECT_TYPE_NAME (bin), "GstRtpBin") ||
+      sscanf (GST_PAD_NAME (peer), "src_%u", &ssrc) != 1) {
+    gst_clear_object (&demux);
+    gst_clear_object (&bin);
+    return;
+  }
+  gst_object_unref (bin);
+  unwatch_slot (self);
+  GST_DEBUG_OBJECT (self, "in rtpbin's fec-decoders slot, on SSRC %08x",
+      ssrc);
+  GST_OBJECT_LOCK (self);
+  self->slot_demux = demux;
+  self->slot_ssrc = ssrc;
+  /* The handler holds a ref; unwatch_slot() drops it, at the latest when
+   * streaming stops (PAUSED to READY). */
+  self->slot_sig = g_signal_connect_data (demux, "new-ssrc-pad",
+      G_CALLBACK (slot_new_ssrc_pad), gst_object_ref (self), unref_notify,
+      0);
+  GST_OBJECT_UNLOCK (self);
+  /* SSRCs the demuxer knew before (its RTCP input creates pads too). */
+  it = gst_element_iterate_src_pads (demux);
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstPad *p = g_value_get_object (&v);
+    if (p != peer)
+      watch_stray_pad (self, p);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+}
+
+static void
+sink_linked (GstPad * pad, GstPad * peer, GstFecDec * self)
+{
+  watch_slot (self, peer);
+}
+
+static void
+sink_unlinked (GstPad * pad, GstPad * peer, GstFecDec * self)
+{
+  unwatch_slot (self);
 }
 
 /* ------------------------------------------------------ data flow */
@@ -794,6 +997,14 @@ gst_fec_dec_change_state (GstElement * element, GstStateChange transition)
     self->have_last = FALSE;
     g_atomic_int_set (&self->src_ready, 0);
   }
+  /* Linked in an earlier run: the pad stays linked, no signal comes. */
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    GstPad *peer = gst_pad_get_peer (self->sinkpad);
+    if (peer) {
+      watch_slot (self, peer);
+      gst_object_unref (peer);
+    }
+  }
 
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 
@@ -806,6 +1017,7 @@ gst_fec_dec_change_state (GstElement * element, GstStateChange transition)
     GST_OBJECT_UNLOCK (self);
     if (t)
       tap_detach (t);
+    unwatch_slot (self);
   }
   return ret;
 }
@@ -1023,6 +1235,9 @@ gst_fec_dec_init (GstFecDec * self)
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
   gst_pad_set_chain_function (self->sinkpad, gst_fec_dec_chain);
   gst_pad_set_event_function (self->sinkpad, gst_fec_dec_sink_event);
+  g_signal_connect (self->sinkpad, "linked", G_CALLBACK (sink_linked), self);
+  g_signal_connect (self->sinkpad, "unlinked", G_CALLBACK (sink_unlinked),
+      self);
   GST_PAD_SET_PROXY_CAPS (self->sinkpad);
   GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);

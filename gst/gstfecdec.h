@@ -38,6 +38,12 @@ struct _GstFecDec
   gboolean filled_lost;         /* the last loss announced was pushed */
 
   gint src_ready;               /* atomic: sticky events are on the src pad */
+
+  /* rtpbin's fec-decoders slot (object lock): the SSRC demuxer above,
+   * watched for SSRCs rtpbin could not link here */
+  GstElement *slot_demux;
+  gulong slot_sig;
+  guint32 slot_ssrc;            /* the one SSRC rtpbin linked here */
 };
 
 G_END_DECLS

@@ -11,7 +11,11 @@
  *    packets go through another jitterbuffer than the media;
  *  - fec-decoders, flexfec brought on its own path to recv_fec_sink_0_0:
  *    fecdec sits between the SSRC demuxer and the jitterbuffer.
- * In all three the recovered packets must reach the depayloader. */
+ * In all three the recovered packets must reach the depayloader.
+ * And fec-decoders with flexfec on its own SSRC in the media stream, which
+ * rtpbin 1.22 cannot link (one SSRC per session in that slot): fecdec says
+ * so on the bus instead of the stream stopping with a bare not-linked. */
+#include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/rtp/gstrtpbuffer.h>
 
@@ -32,6 +36,7 @@ typedef enum
   SLOT_REQUEST_FULL,            /* request-fec-decoder-full */
   SLOT_REQUEST,                 /* request-fec-decoder */
   SLOT_FEC_DECODERS,            /* fec-decoders + recv_fec_sink_0_0 */
+  SLOT_FEC_DECODERS_SAME_PATH,  /* ... but repair with the media */
 } Slot;
 
 typedef struct
@@ -44,6 +49,8 @@ typedef struct
   guint8 seen[65536 / 8];       /* media seqnums at the depayloader */
   guint received, frames_out;
   guint decoders;               /* fecdec instances rtpbin asked for */
+  gboolean repair_first;        /* no media until a repair packet passed */
+  GstMessage *told;             /* fecdec's first warning or error */
 } Run;
 
 static GstPadProbeReturn
@@ -58,6 +65,10 @@ dropper (GstPad * pad, GstPadProbeInfo * info, Run * r)
     r->fec_sent++;
     return GST_PAD_PROBE_OK;
   }
+  /* The receiver then sees the repair SSRC first: its rtpsession holds a
+   * new SSRC's packets until two in sequence came (probation). */
+  if (r->repair_first && r->fec_sent < 2)
+    return GST_PAD_PROBE_DROP;
   /* By media packet count, so ULPFEC's renumbering changes nothing. */
   if (r->media_sent++ >= WARMUP_PACKETS &&
       r->media_sent % DROP_EVERY == 3) {
@@ -239,8 +250,8 @@ run (Run * r, GstStructure ** stats)
   gchar *enc = r->slot == SLOT_NONE ? g_strdup ("") :
       g_strdup_printf ("fec-encoders=\"fec,0=\\\"fecenc\\ pt\\=%u\\ "
       "format\\=%s\\ overhead\\=20\\\";\"", FEC_PT, r->format);
-  /* The media leave the sender through the dropper ("net"); with
-   * fec-decoders the repair packets take a path of their own. */
+  /* The media leave the sender through the dropper ("net"); in the
+   * SLOT_FEC_DECODERS case the repair packets take a path of their own. */
   const gchar *path = r->slot == SLOT_FEC_DECODERS ?
       "snd.send_rtp_src_0 ! rtpptdemux name=split "
       "identity name=net ! rcv.recv_rtp_sink_0 " :
@@ -275,9 +286,8 @@ run (Run * r, GstStructure ** stats)
       g_signal_connect (r->rcv, "request-fec-decoder",
           G_CALLBACK (request_fec_decoder), r);
       break;
-    case SLOT_FEC_DECODERS:{
-      GstElement *split = gst_bin_get_by_name (GST_BIN (r->pipeline),
-          "split");
+    case SLOT_FEC_DECODERS:
+    case SLOT_FEC_DECODERS_SAME_PATH:{
       gchar *s = g_strdup_printf ("fec,0=\"fecdec format=%s pt=%u\";",
           r->format, FEC_PT);
       GstStructure *dec = gst_structure_from_string (s, NULL);
@@ -294,10 +304,14 @@ run (Run * r, GstStructure ** stats)
       r->fecdec = find_factory (r->rcv, "fecdec");
       fail_unless (r->fecdec != NULL, "rtpbin built no fecdec");
       r->decoders++;
-      g_signal_connect (split, "request-pt-map", G_CALLBACK (split_pt_map),
-          NULL);
-      g_signal_connect (split, "pad-added", G_CALLBACK (on_split_pad), r);
-      gst_object_unref (split);
+      if (r->slot == SLOT_FEC_DECODERS) {
+        GstElement *split = gst_bin_get_by_name (GST_BIN (r->pipeline),
+            "split");
+        g_signal_connect (split, "request-pt-map",
+            G_CALLBACK (split_pt_map), NULL);
+        g_signal_connect (split, "pad-added", G_CALLBACK (on_split_pad), r);
+        gst_object_unref (split);
+      }
       break;
     }
     case SLOT_NONE:
@@ -321,17 +335,34 @@ run (Run * r, GstStructure ** stats)
   fail_if (gst_element_set_state (r->pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
   bus = gst_element_get_bus (r->pipeline);
-  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (m != NULL, "no EOS");
-  if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-    GError *e;
-    gchar *dbg;
-    gst_message_parse_error (m, &e, &dbg);
-    fail ("error: %s (%s)", e->message, dbg);
+  /* Until EOS, or an error from fecdec (kept in r->told, as is its first
+   * warning); any other error fails. */
+  for (;;) {
+    GstMessageType type;
+
+    m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    fail_unless (m != NULL, "no EOS");
+    type = GST_MESSAGE_TYPE (m);
+    if (type != GST_MESSAGE_EOS && !r->told && r->fecdec &&
+        GST_MESSAGE_SRC (m) == GST_OBJECT (r->fecdec)) {
+      r->told = m;
+      if (type == GST_MESSAGE_ERROR)
+        break;
+      continue;
+    }
+    if (type == GST_MESSAGE_ERROR) {
+      GError *e;
+      gchar *dbg;
+      gst_message_parse_error (m, &e, &dbg);
+      fail ("error from %s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC (m)),
+          e->message, dbg);
+    }
+    gst_message_unref (m);
+    if (type == GST_MESSAGE_EOS)
+      break;
   }
-  gst_message_unref (m);
-  if (r->fecdec)
+  if (r->fecdec && stats)
     g_object_get (r->fecdec, "stats", stats, NULL);
   gst_element_set_state (r->pipeline, GST_STATE_NULL);
   gst_object_unref (bus);
@@ -409,6 +440,75 @@ GST_START_TEST (test_fec_decoders_flexfec_own_path)
 
 GST_END_TEST;
 
+/* fecdec's message names the way out: the request-fec-decoder signal and
+ * recv_fec_sink. */
+static void
+check_told (GstMessage * m, GstMessageType type)
+{
+  GError *e = NULL;
+  gchar *dbg = NULL;
+
+  fail_unless (m != NULL, "fecdec posted nothing");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (m), type);
+  if (type == GST_MESSAGE_ERROR)
+    gst_message_parse_error (m, &e, &dbg);
+  else
+    gst_message_parse_warning (m, &e, &dbg);
+  GST_INFO ("fecdec: %s (%s)", e->message, dbg);
+  fail_unless (strstr (e->message, "fec-decoders slot") != NULL);
+  fail_unless (strstr (e->message, "request-fec-decoder") != NULL);
+  fail_unless (strstr (e->message, "recv_fec_sink") != NULL);
+  g_error_free (e);
+  g_free (dbg);
+}
+
+/* Flexfec on its own SSRC, sent with the media, into fec-decoders: rtpbin
+ * 1.22 links fecdec to the first SSRC (the media's) only. fecdec drops the
+ * repair SSRC with a warning; the media go on to EOS, unrepaired. */
+GST_START_TEST (test_fec_decoders_flexfec_same_path)
+{
+  Run *r = g_new0 (Run, 1);
+  GstStructure *stats = NULL;
+  guint64 fec_received = 1;
+
+  r->slot = SLOT_FEC_DECODERS_SAME_PATH;
+  r->format = "flexfec";
+  run (r, &stats);
+  check_told (r->told, GST_MESSAGE_WARNING);
+  fail_unless (r->fec_sent > 0);
+  /* The media went on long after the first repair packet (the 6th
+   * packet), and no repair packet reached fecdec. */
+  fail_unless (r->received > WARMUP_PACKETS, "%u media packets received",
+      r->received);
+  fail_unless (r->frames_out > 0);
+  fail_unless (gst_structure_get_uint64 (stats, "fec-received",
+          &fec_received));
+  fail_unless_equals_uint64 (fec_received, 0);
+  gst_structure_free (stats);
+  gst_message_unref (r->told);
+  g_free (r);
+}
+
+GST_END_TEST;
+
+/* The same with the repair SSRC first at the receiver (a receiver that
+ * joins after the sender can see a repair packet first): then the media
+ * are the SSRC rtpbin cannot link, and fecdec posts an error that says so. */
+GST_START_TEST (test_fec_decoders_flexfec_repair_first)
+{
+  Run *r = g_new0 (Run, 1);
+
+  r->slot = SLOT_FEC_DECODERS_SAME_PATH;
+  r->format = "flexfec";
+  r->repair_first = TRUE;
+  run (r, NULL);
+  check_told (r->told, GST_MESSAGE_ERROR);
+  gst_message_unref (r->told);
+  g_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 fec_rtpbin_suite (void)
 {
@@ -420,6 +520,8 @@ fec_rtpbin_suite (void)
   tcase_add_test (tc, test_request_fec_decoder_full_ulpfec);
   tcase_add_test (tc, test_request_fec_decoder_flexfec);
   tcase_add_test (tc, test_fec_decoders_flexfec_own_path);
+  tcase_add_test (tc, test_fec_decoders_flexfec_same_path);
+  tcase_add_test (tc, test_fec_decoders_flexfec_repair_first);
   return s;
 }
 
