@@ -10,6 +10,9 @@
 # The RTP udpsink has sync=false: urcpsender's pacer decides when packets
 # leave; a syncing sink would hold each one until its frame's PTS and send
 # the frame as one burst again (docs/urcpsender.md).
+# Ctrl-C ends the stream with EOS (-e). GStreamer 1.22's rtpbin can lose the
+# EOS of its RTCP pad, and the line stays at "Waiting for EOS...": press
+# Ctrl-C again, the BYE is out by then (docs/fec.md, "EOS and rtpbin 1.22").
 set -eu
 . "$(dirname "$0")/common.sh"
 HOST="${HOST:-127.0.0.1}"; PORT="${PORT:-5000}"
