@@ -1204,7 +1204,8 @@ gst_fec_dec_class_init (GstFecDecClass * klass)
           10 * GST_SECOND, DEFAULT_WINDOW, rw));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
-          "Repair and loss counts (see the element docs for the fields)",
+          "Repair and loss counts: an application/x-fecdec-stats structure "
+          "(fields: docs/elements/fecdec.md)",
           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   /* The two counts rtpulpfecdec has, under its names, for applications
    * that read those. */
