@@ -21,6 +21,10 @@
  * on #GstRateControlBin:rtcp-recv-port (port + 5 by default), the ports
  * `ratecontrolrecv` and pipelines/urcp-receiver.sh use.
  *
+ * EOS (`gst-launch-1.0 -e`) ends the stream with RTCP BYE and reaches the
+ * bin's sinks; the bin applies the guard rtpbin 1.22 needs for that
+ * (docs/fec.md, "EOS and rtpbin 1.22").
+ *
  * ## Example
  * |[
  * gst-launch-1.0 ratecontrolrecv port=5000 ! videoconvert ! autovideosink
@@ -37,6 +41,7 @@
 #include "gstrcencoder.h"
 #include "gsturcpsender.h"
 #include "gstfecenc.h"
+#include "gstrcrtcpeos.h"
 #include "rc-twcc.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_rate_control_bin_debug);
@@ -412,6 +417,8 @@ gst_rate_control_bin_finalize (GObject * object)
 {
   GstRateControlBin *self = GST_RATE_CONTROL_BIN (object);
 
+  if (self->eos_guard)
+    gst_rc_rtcp_eos_guard_free (self->eos_guard);
   g_free (self->encoder_name);
   g_free (self->built_encoder);
   g_free (self->host);
@@ -520,4 +527,7 @@ gst_rate_control_bin_init (GstRateControlBin * self)
       "recv_rtcp_sink_0");
   g_signal_connect (self->sender, "notify::target-bitrate",
       G_CALLBACK (on_target), self);
+  /* rtpbin 1.22 can lose the RTCP side's EOS (docs/fec.md), and with it
+   * `gst-launch-1.0 -e` waits for ever: the guard sends it. */
+  self->eos_guard = gst_rc_rtcp_eos_guard_new (self->rtpbin, 0);
 }

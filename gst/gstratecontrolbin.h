@@ -27,6 +27,7 @@ struct _GstRateControlBin
   GstElement *convert, *encoder, *payloader, *rtpcaps, *fecenc, *sender;
   GstElement *rtpbin, *rtpsink, *rtcpsink, *rtcpsrc;
   gchar *built_encoder;
+  struct _GstRcRtcpEosGuard *eos_guard;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (ratecontrolbin);

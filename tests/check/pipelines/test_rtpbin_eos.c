@@ -76,6 +76,7 @@ eos_runs (gboolean with_urcpsender)
     fail_unless (pipeline != NULL, "%s", err ? err->message : "");
     rtpbin = gst_bin_get_by_name (GST_BIN (pipeline), "rtpbin");
     guard = rtcp_eos_guard_new (rtpbin, 0);
+    fail_unless (guard != NULL, "rtpbin has no send pads for session 0");
     bus = gst_element_get_bus (pipeline);
     fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
         GST_STATE_CHANGE_FAILURE);
