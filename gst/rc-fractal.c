@@ -14,10 +14,9 @@
  * transport-wide feedback: each feedback message is one report. Its OWD is
  * the median of its packets' relative one-way delays (rc-owd: OWD minus
  * the lowest seen, robust to clock offset and drift, as the paper's Sync &
- * Sense is); its fractional loss is that of its media packets, before
- * repair (RFC 3550's RR fraction lost is pre-repair too; repair packets are
- * left out); bytes in flight are the bytes sent after the newest packet it
- * acknowledges. RTCP receiver reports alone do not drive FRACTaL.
+ * Sense is); its fractional loss is that of its media packets after repair
+ * (see close_group; repair packets are left out); bytes in flight are the
+ * bytes sent after the newest packet it acknowledges. RTCP receiver reports alone do not drive FRACTaL.
  *
  * Where the paper is silent or ambiguous (numbered as in the notes of
  * docs/fractal.md), what we do is said beside the code. */
@@ -44,6 +43,9 @@ GST_DEBUG_CATEGORY_STATIC (rc_fractal_debug);
  * a report interval's worth, while one transport-wide feedback message at
  * low rates holds one or two packets, whose loss would read as 50-100 %. */
 #define FL_MIN_PACKETS 10
+/* No repair group is longer (fecenc's rows are at most 100 packets;
+ * FEC_int is at most 100). */
+#define MAX_GROUP 128
 /* sec. 4: no report for max(500 ms, 3 RTT) -> KEEP */
 #define NO_FEEDBACK_MIN (500 * GST_MSECOND)
 /* Algorithm 4: heavy congestion below half R_snd; the capacity estimate
@@ -125,6 +127,9 @@ typedef struct
   RcRateMeter recv_meter;
   GstClockTime last_recv_ts;
   guint fl_lost, fl_total;      /* media packets towards the next FL sample */
+  guint grp_media, grp_lost;    /* the repair group still open */
+  guint64 media_lost, repaired; /* totals, for stats */
+  guint64 congested_delay, congested_loss;      /* reports, by cue */
 
   /* the last report, for stats */
   gdouble owd_last, fl_last, owd_thr, fl_thr, recv_bps, eqd;
@@ -460,6 +465,32 @@ acked_until (Fractal * f, GstClockTime t)
   }
 }
 
+/* The fractional loss of Eq. 2 is taken after repair (a deviation: the
+ * paper's RR loss is before it). A loss the repair packets rebuilt cost
+ * the receiver nothing and says the probe worked; counting it as
+ * congestion undershoots in the middle of a probe that passed. Measured in
+ * rcsim it changes little (docs/fractal.md). A repair packet is taken to
+ * protect the media packets sent since the one before it (fecenc's row
+ * groups, its default), and to rebuild one lost packet of them if it
+ * arrived itself, as XOR parity does; transport-wide results come in
+ * sending order. `repair_arrived`: the group is closed by a repair packet
+ * that arrived. */
+static void
+close_group (Fractal * f, gboolean repair_arrived, guint * media,
+    guint * lost)
+{
+  guint unrepaired = f->grp_lost;
+
+  if (repair_arrived && f->grp_lost == 1) {
+    unrepaired = 0;
+    f->repaired++;
+  }
+  f->media_lost += f->grp_lost;
+  *media += f->grp_media;
+  *lost += unrepaired;
+  f->grp_media = f->grp_lost = 0;
+}
+
 static void
 fractal_on_feedback (RcController * c, const RcFeedback * fb,
     GstClockTime now)
@@ -475,10 +506,19 @@ fractal_on_feedback (RcController * c, const RcFeedback * fb,
   g_array_set_size (f->deltas, 0);
   for (i = 0; i < fb->n_packets; i++) {
     const RcPacketResult *r = &fb->packets[i];
+    /* Loss after repair (deviation, see close_group): a media packet
+     * counts once its repair group is closed. */
     if (!r->is_fec) {
-      media++;
+      f->grp_media++;
       if (r->lost)
-        media_lost++;
+        f->grp_lost++;
+      /* Twice the group asked for and no repair packet: none is coming
+       * (nothing upstream makes them, or it was lost in a way feedback
+       * does not show). */
+      if (f->grp_media >= MIN (MAX_GROUP, 2 * fec_interval (f) + 2))
+        close_group (f, FALSE, &media, &media_lost);
+    } else {
+      close_group (f, !r->lost, &media, &media_lost);
     }
     if (r->lost || !GST_CLOCK_TIME_IS_VALID (r->send_ts) ||
         !GST_CLOCK_TIME_IS_VALID (r->recv_ts))
@@ -525,6 +565,9 @@ fractal_on_feedback (RcController * c, const RcFeedback * fb,
     owd_t = g_array_index (f->deltas, gdouble, f->deltas->len / 2);
     f->owd_last = owd_t;
   }
+  /* Without FEC running no repair packet will close the group. */
+  if (!f->fec_on)
+    close_group (f, FALSE, &media, &media_lost);
   f->fl_lost += media_lost;
   f->fl_total += media;
   have_fl = f->fl_total >= FL_MIN_PACKETS;
@@ -543,10 +586,14 @@ fractal_on_feedback (RcController * c, const RcFeedback * fb,
       (gdouble) f->owd_thr_min / GST_SECOND);
   f->fl_thr = MIN (pw_percentile (&f->fl_w, 10) + 2 * pw_std (&f->fl_w),
       f->loss_thr_max);
-  if (f->owd_w.s->len >= MIN_SAMPLES && have_owd && owd_t > f->owd_thr)
+  if (f->owd_w.s->len >= MIN_SAMPLES && have_owd && owd_t > f->owd_thr) {
     congested = TRUE;
-  if (f->fl_w.s->len >= MIN_SAMPLES && have_fl && fl_t > f->fl_thr)
+    f->congested_delay++;
+  }
+  if (f->fl_w.s->len >= MIN_SAMPLES && have_fl && fl_t > f->fl_thr) {
     congested = TRUE;
+    f->congested_loss++;
+  }
 
   /* sec. 3.1: admitted unless an outlier, or while the window is short.
    * The paper does not define an outlier (Q1): we take a sample beyond
@@ -672,7 +719,11 @@ fractal_get_stats (RcController * c)
       "reports", G_TYPE_UINT64, f->reports,
       "probes", G_TYPE_UINT64, f->probes,
       "increases", G_TYPE_UINT64, f->increases,
-      "undershoots", G_TYPE_UINT64, f->undershoots, NULL);
+      "undershoots", G_TYPE_UINT64, f->undershoots,
+      "congested-by-delay", G_TYPE_UINT64, f->congested_delay,
+      "congested-by-loss", G_TYPE_UINT64, f->congested_loss,
+      "media-lost", G_TYPE_UINT64, f->media_lost,
+      "repaired", G_TYPE_UINT64, f->repaired, NULL);
 }
 
 static void

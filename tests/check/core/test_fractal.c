@@ -148,6 +148,55 @@ GST_START_TEST (test_fractal_loss_threshold)
 
 GST_END_TEST;
 
+/* Eq. 2 takes the loss after repair: one media packet lost in every group
+ * of 9 whose repair packet arrives (11 % before repair, above the 5 % cap)
+ * is no congestion; the same without the repair packets is. */
+static guint
+undershoots_with_groups (gboolean with_repair)
+{
+  RcController *c = fractal_new (2000000);
+  GstClockTime t;
+  guint64 seq = 0, n = 0;
+  GstStructure *st;
+
+  for (t = 0; t < 10 * S; t += 50 * MS) {
+    RcPacketResult r[20];
+    RcFeedback fb = { 0 };
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (r); i++) {
+      gboolean fec = i % 10 == 9;
+      GstClockTime sent = t + i * MS;
+      rc_controller_on_packet_sent (c, seq, 1200, fec, sent);
+      r[i].seq = seq++;
+      r[i].send_ts = sent;
+      r[i].recv_ts = sent + 20 * MS;
+      r[i].size = 1200;
+      r[i].pt = -1;
+      r[i].is_fec = fec;
+      r[i].lost = (!fec && i % 10 == 4) || (fec && !with_repair);
+      if (r[i].lost)
+        r[i].recv_ts = GST_CLOCK_TIME_NONE;
+    }
+    fb.packets = r;
+    fb.n_packets = G_N_ELEMENTS (r);
+    rc_controller_on_feedback (c, &fb, t + 70 * MS);
+  }
+  st = rc_controller_get_stats (c);
+  gst_structure_get_uint64 (st, "undershoots", &n);
+  gst_structure_free (st);
+  rc_controller_free (c);
+  return (guint) n;
+}
+
+GST_START_TEST (test_fractal_loss_after_repair)
+{
+  fail_unless_equals_int (undershoots_with_groups (TRUE), 0);
+  fail_unless (undershoots_with_groups (FALSE) > 0);
+}
+
+GST_END_TEST;
+
 /* sec. 4: no report for max(500 ms, 3 RTT) -> KEEP, FEC off. */
 GST_START_TEST (test_fractal_no_feedback_keeps)
 {
@@ -223,6 +272,7 @@ fractal_suite (void)
   tcase_add_test (tc, test_fractal_delay_congestion);
   tcase_add_test (tc, test_fractal_loss_threshold);
   tcase_add_test (tc, test_fractal_no_feedback_keeps);
+  tcase_add_test (tc, test_fractal_loss_after_repair);
   tcase_add_test (tc, test_fractal_in_rcsim);
   return s;
 }
