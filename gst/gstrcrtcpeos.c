@@ -24,6 +24,7 @@ struct _GstRcRtcpEosGuard
   /* SSRC -> TRUE while it has sent RTP since its last BYE */
   GHashTable *ssrcs;
   gboolean rtp_eos;             /* EOS passed send_rtp_src */
+  gboolean bye_seen;            /* a BYE passed send_rtcp_src */
   gboolean byes_done;           /* ... and then every SSRC said BYE */
   gboolean forwarded;           /* our EOS was taken downstream */
   gboolean rtcp_eos;            /* rtpsession's EOS passed send_rtcp_src */
@@ -99,6 +100,7 @@ guard_saw_rtcp (GstRcRtcpEosGuard * g, GstBuffer * buf)
 
     if (gst_rtcp_packet_get_type (&p) != GST_RTCP_TYPE_BYE)
       continue;
+    g->bye_seen = TRUE;
     n = gst_rtcp_packet_bye_get_ssrc_count (&p);
     for (i = 0; i < n; i++) {
       gpointer key = GUINT_TO_POINTER (gst_rtcp_packet_bye_get_nth_ssrc (&p,
@@ -120,7 +122,9 @@ guard_all_bye (GstRcRtcpEosGuard * g)
   while (g_hash_table_iter_next (&it, NULL, &sending))
     if (GPOINTER_TO_INT (sending))
       return FALSE;
-  return g_hash_table_size (g->ssrcs) > 0;
+  /* EOS before any RTP left (a slow encoder): rtpsession still says BYE
+   * for its internal source and can still lose the EOS. */
+  return g_hash_table_size (g->ssrcs) > 0 || g->bye_seen;
 }
 
 static GstPadProbeReturn

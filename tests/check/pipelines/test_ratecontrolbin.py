@@ -167,7 +167,7 @@ def eos_runs(n=20):
         base = free_bases()[0]
         p = Gst.parse_launch(
             "videotestsrc is-live=true ! video/x-raw,width=160,height=120,"
-            "framerate=30/1 ! ratecontrolbin port=%d" % base)
+            "framerate=30/1 ! ratecontrolbin name=tx port=%d" % base)
         bus = p.get_bus()
         p.set_state(Gst.State.PLAYING)
         msg = bus.timed_pop_filtered(int((0.3 + (i * 137 % 400) / 1000) * Gst.SECOND),
@@ -177,9 +177,15 @@ def eos_runs(n=20):
         p.send_event(Gst.Event.new_eos())
         msg = bus.timed_pop_filtered(10 * Gst.SECOND,
                                      Gst.MessageType.EOS | Gst.MessageType.ERROR)
-        p.set_state(Gst.State.NULL)
         if msg is None:
-            fail("run %d of %d: no EOS within 10 s of sending it" % (i + 1, n))
+            # Where the EOS stopped: the pads inside the bin that saw it.
+            seen = ["%s.%s" % (e.get_name(), pad.get_name())
+                    for e in p.get_by_name("tx").iterate_recurse()
+                    for pad in e.iterate_pads() if pad.has_flag(Gst.PadFlags.EOS)]
+            p.set_state(Gst.State.NULL)
+            fail("run %d of %d: no EOS within 10 s of sending it; pads at EOS: %s"
+                 % (i + 1, n, ", ".join(sorted(seen))))
+        p.set_state(Gst.State.NULL)
         if msg.type == Gst.MessageType.ERROR:
             fail("run %d: %s" % (i, msg.parse_error()[0].message))
     print("OK: EOS came out %d times of %d" % (n, n), flush=True)
