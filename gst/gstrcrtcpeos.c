@@ -60,6 +60,13 @@ guard_rtp_probe (GstPad * pad, GstPadProbeInfo * info, GstRcRtcpEosGuard * g)
         guard_saw_rtp_list, g);
   else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
     g->rtp_eos = TRUE;
+  else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) ==
+      GST_EVENT_STREAM_START) {
+    /* A new stream (the pipeline played again): a new EOS to guard. */
+    g_hash_table_remove_all (g->ssrcs);
+    g->rtp_eos = g->bye_seen = g->byes_done = g->forwarded = g->rtcp_eos =
+        FALSE;
+  }
   g_mutex_unlock (&g->lock);
   return GST_PAD_PROBE_OK;
 }

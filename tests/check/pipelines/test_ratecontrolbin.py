@@ -191,6 +191,27 @@ def eos_runs(n=20):
     print("OK: EOS came out %d times of %d" % (n, n), flush=True)
 
 
+def eos_reuse(n=5):
+    """The same pipeline played to EOS, stopped and played again: each
+    time the EOS comes out."""
+    base = free_bases()[0]
+    p = Gst.parse_launch(
+        "videotestsrc is-live=true ! video/x-raw,width=160,height=120,"
+        "framerate=30/1 ! ratecontrolbin name=tx port=%d" % base)
+    bus = p.get_bus()
+    for i in range(n):
+        p.set_state(Gst.State.PLAYING)
+        bus.timed_pop_filtered(500 * Gst.MSECOND, Gst.MessageType.ERROR)
+        p.send_event(Gst.Event.new_eos())
+        msg = bus.timed_pop_filtered(10 * Gst.SECOND,
+                                     Gst.MessageType.EOS | Gst.MessageType.ERROR)
+        p.set_state(Gst.State.NULL)
+        if msg is None or msg.type != Gst.MessageType.EOS:
+            fail("play %d of the same pipeline: %s" % (
+                i + 1, msg.parse_error()[0].message if msg else "no EOS"))
+    print("OK: the same pipeline reached EOS %d times" % n, flush=True)
+
+
 def main():
     Gst.init(None)
     for f in ("ratecontrolbin", "ratecontrolrecv", "linksim"):
@@ -198,6 +219,7 @@ def main():
             fail("%s not found; GST_PLUGIN_PATH?" % f)
     bad_encoder()
     eos_runs()
+    eos_reuse()
     for controller in sys.argv[1:] or ["urcp", "fractal"]:
         run_bottleneck(controller)
     return 0
