@@ -184,9 +184,19 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (urcpsender, "urcpsender",
     GST_DEBUG_CATEGORY_INIT (gst_urcp_sender_debug, "urcpsender", 0,
         "URCP sender-side rate controller"));
 
+/* Only in PLAYING is there a running time to pace on. In the window
+ * between the pipeline handing out its clock and this element getting its
+ * base time for PLAYING, clock minus base time is no running time (an
+ * unset base time of 0 gives the clock's absolute time): an event stamped
+ * then was due in hours, and the pacing task waited for it with every
+ * packet queued behind (seen as a queue that never drained and an EOS
+ * that never came out, a few runs in a hundred). Outside PLAYING packets
+ * and events pass unpaced, as without a clock. */
 static GstClockTime
 running_time_now (GstUrcpSender * self)
 {
+  if (GST_STATE (self) != GST_STATE_PLAYING)
+    return GST_CLOCK_TIME_NONE;
   return gst_element_get_current_running_time (GST_ELEMENT (self));
 }
 
