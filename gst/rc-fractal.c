@@ -375,15 +375,22 @@ keep (Fractal * f, gboolean congested, GstClockTime now)
   }
 }
 
+/* Algorithms 2 and 3 on congestion: FEC off, undershoot, REDUCE. */
+static void
+back_off (Fractal * f, GstClockTime now, const gchar * reason)
+{
+  stop_fec (f);
+  undershoot (f);
+  f->t_cong = now;
+  set_state (f, REDUCE, reason);
+}
+
 /* Algorithm 2 */
 static void
 probe (Fractal * f, gboolean congested, GstClockTime now)
 {
   if (congested) {
-    stop_fec (f);
-    undershoot (f);
-    f->t_cong = now;
-    set_state (f, REDUCE, "the FEC probe met congestion: backing off");
+    back_off (f, now, "the FEC probe met congestion: backing off");
   } else if (now > f->t_fec + t_valid_min (f)) {
     /* The probe passed: the FEC rate becomes media rate; FEC goes on, and
      * the sum is validated in INCREASE (sec. 4). */
@@ -399,10 +406,7 @@ static void
 increase (Fractal * f, gboolean congested, GstClockTime now)
 {
   if (congested) {
-    stop_fec (f);
-    undershoot (f);
-    f->t_cong = now;
-    set_state (f, REDUCE, "the raised rate met congestion: backing off");
+    back_off (f, now, "the raised rate met congestion: backing off");
   } else if (now > f->t_incr + t_valid (f)) {
     start_fec (f, now);
     set_state (f, PROBE, "the raised rate holds: probing further");
