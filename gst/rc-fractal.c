@@ -182,13 +182,6 @@ pw_push (PctWindow * w, GstClockTime ts, gdouble v)
   pw_expire (w, ts);
 }
 
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* Nearest-rank percentile `p` (0..100); 0 if empty. */
 static gdouble
 pw_percentile (PctWindow * w, gdouble p)
@@ -201,7 +194,7 @@ pw_percentile (PctWindow * w, gdouble p)
   for (i = 0; i < n; i++)
     g_array_index (w->sorted, gdouble, i) = g_array_index (w->s, Sample,
         i).v;
-  g_array_sort (w->sorted, cmp_double);
+  g_array_sort (w->sorted, rc_double_cmp);
   rank = (guint) ceil (p / 100.0 * n);
   rank = CLAMP (rank, 1, n);
   return g_array_index (w->sorted, gdouble, rank - 1);
@@ -565,7 +558,7 @@ fractal_on_feedback (RcController * c, const RcFeedback * fb,
 
   have_owd = f->deltas->len > 0;
   if (have_owd) {
-    g_array_sort (f->deltas, cmp_double);
+    g_array_sort (f->deltas, rc_double_cmp);
     owd_t = g_array_index (f->deltas, gdouble, f->deltas->len / 2);
     f->owd_last = owd_t;
   }

@@ -149,3 +149,10 @@ rc_rate_meter_bps (RcRateMeter * m, GstClockTime now)
   covered = CLAMP (covered, m->w.span / 4, m->w.span);
   return m->w.sum * 8.0 / ((gdouble) covered / GST_SECOND);
 }
+
+gint
+rc_double_cmp (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+  return x < y ? -1 : x > y;
+}

@@ -41,6 +41,8 @@ void rc_rate_meter_clear (RcRateMeter * m);
 void rc_rate_meter_add (RcRateMeter * m, GstClockTime ts, guint bytes);
 /* bit/s over max(span covered, min_span) ending at now; 0 if empty. */
 gdouble rc_rate_meter_bps (RcRateMeter * m, GstClockTime now);
+/* qsort/g_array_sort comparator for gdouble, ascending. */
+gint rc_double_cmp (gconstpointer a, gconstpointer b);
 
 G_END_DECLS
 #endif
