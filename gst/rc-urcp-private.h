@@ -82,6 +82,19 @@ typedef struct
   gdouble raw;                  /* raw OWD - raw0, s (rc-urcp-probe.c) */
 } UrcpSample;
 
+/* A start-up packet for the delivery test (rc-urcp-startup.c). */
+typedef struct
+{
+  GstClockTime send_ts;
+  GstClockTime recv_ts;         /* receiver clock; NONE if lost */
+  gdouble delta;                /* s; meaningless if lost */
+  guint size;
+  gboolean lost;
+} UrcpPkt;
+
+/* Start-up packets kept for the delivery test: 2 s at 10 Mbit/s. */
+#define URCP_PKT_RING 2048
+
 typedef struct
 {
   RcController parent;
@@ -116,7 +129,6 @@ typedef struct
   guint probes, probes_failed;
 
   RcRateMeter sent_meter;       /* everything we sent */
-  RcRateMeter recv_meter;       /* acked bytes, on the receiver's clock */
   RcAvgWindow loss_short;       /* 0/1 per reported packet */
 
   GstClockTime rtt_min, rtt_last;
@@ -136,6 +148,12 @@ typedef struct
   GstClockTime ramp_loss_since; /* a lossy batch paused the ramp */
   guint ramp_check_pkts, ramp_check_lost;       /* reported since then */
   gdouble ramp_pend_pkts, ramp_pend_lost;       /* the same and that batch */
+  /* the delivery test (rc-urcp-startup.c): reported start-up packets */
+  UrcpPkt *pkts;                /* ring of URCP_PKT_RING */
+  guint64 n_pkts;
+  GstClockTime low_ignore_before;       /* drain after a start rate too high */
+  GstClockTime low_since;       /* the low phase's first send time counted */
+  guint low_restarts;
 
   /* inherent loss (rc-urcp-loss.c) */
   gdouble noise_pkts, noise_lost;
@@ -161,9 +179,11 @@ void rc_urcp_set_phase (Urcp * u, UrcpPhase p, const gchar * reason);
 const gchar *rc_urcp_phase_name (UrcpPhase p);
 
 /* rc-urcp-startup.c */
-/* A received packet's delay sample during start-up. */
-void rc_urcp_startup_sample (Urcp * u, GstClockTime send_ts, gdouble delta,
-    gdouble raw);
+/* A reported packet during start-up: `delta` for a received one, lost
+ * ones too (for the delivery test), and `raw` (raw OWD) for a received
+ * one. */
+void rc_urcp_startup_sample (Urcp * u, const RcPacketResult * p,
+    gdouble delta, gdouble raw);
 /* One feedback message during start-up; see the definition. */
 void rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
     guint n_pkts, guint n_lost, gdouble loss, gdouble pkts, gdouble lost,

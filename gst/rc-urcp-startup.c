@@ -11,7 +11,11 @@
  * of packets and confirm loss before ending (one noise spike or one
  * inherent loss must not end the ramp); the ramp only leads what the
  * encoder actually sends by one doubling; the steady state restarts below
- * what the receiver got so the ramp's queue drains.
+ * what the receiver got so the ramp's queue drains. And, measured on slow
+ * links and under heavy-tailed noise: the low phase checks that the path
+ * carries its rate and starts over lower if not; the ramp doubles no faster
+ * than its delay test can judge; R^MAX starts from a count of packets, and
+ * never above the rate they were sent at.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,24 +67,58 @@
 /* After the ramp, restart at 85 % of what the receiver got, so the queue the
  * ramp built drains instead of standing. */
 #define RAMP_EXIT_DRAIN 0.85
+/* The low phase learns the path's noise, so it must run at a rate the path
+ * carries: the paper's "low rate" takes that for granted. A start rate
+ * above the capacity (300 kbit/s, urcpsender's default, on a 150 kbit/s
+ * link, RFC 8867's lowest media rate) broke it: the phase took the queue it
+ * built for noise (delta^MIN 81 ms) and the overflow for inherent loss
+ * (35 %), and URCP then held a 250 ms queue with 7 % loss for good (rcsim,
+ * every seed). The path carries the rate when the receiver gets the bytes
+ * at the rate they were sent; if it gets less than LOW_DELIVERY_MIN of it
+ * (overflow loss, or a queue that grows), the rate drops to half of what
+ * arrived, and the phase starts over once that queue has drained, at most
+ * LOW_MAX_RESTARTS times. The delay at each end of the phase is the median
+ * of LOW_END_PKTS packets, so one noise spike at the end does not read as a
+ * growing queue. */
+#define LOW_DELIVERY_MIN 0.8
+#define LOW_RESTART_FACTOR 0.5
+#define LOW_MAX_RESTARTS 4
+#define LOW_END_PKTS 5
+#define LOW_DELIVERY_MIN_PKTS 10
+/* and over at least this much sending time, so that one noise spike at an
+ * end is small against the span */
+#define LOW_EARLY_SPAN (500 * GST_MSECOND)
+/* ramp_rmax */
+#define RECENT_SPAN (250 * GST_MSECOND)
+#define RECENT_PKTS 10
 
 void
-rc_urcp_startup_sample (Urcp * u, GstClockTime send_ts, gdouble delta,
+rc_urcp_startup_sample (Urcp * u, const RcPacketResult * p, gdouble delta,
     gdouble raw)
 {
+  UrcpPkt *k;
+
+  if (!GST_CLOCK_TIME_IS_VALID (p->send_ts) ||
+      (u->phase == URCP_STARTUP_LOW &&
+          GST_CLOCK_TIME_IS_VALID (u->low_ignore_before) &&
+          p->send_ts < u->low_ignore_before))
+    return;
+  k = &u->pkts[u->n_pkts++ % URCP_PKT_RING];
+  k->send_ts = p->send_ts;
+  k->recv_ts = p->lost ? GST_CLOCK_TIME_NONE : p->recv_ts;
+  k->delta = delta;
+  k->size = p->size;
+  k->lost = p->lost;
+  if (u->phase == URCP_STARTUP_LOW && !GST_CLOCK_TIME_IS_VALID (u->low_since))
+    u->low_since = p->send_ts;
+  if (p->lost)
+    return;
   if (u->phase == URCP_STARTUP_LOW && u->low->len < STARTUP_MAX_SAMPLES) {
-    UrcpSample ls = { send_ts, delta, raw };
+    UrcpSample ls = { p->send_ts, delta, raw };
     g_array_append_val (u->low, ls);
   } else if (u->phase == URCP_STARTUP_RAMP) {
     u->ramp_delays[u->ramp_n_delays++ % URCP_RAMP_DELAY_PKTS] = delta;
   }
-}
-
-static gint
-double_cmp (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-  return x < y ? -1 : x > y;
 }
 
 /* Median of the newest URCP_RAMP_DELAY_PKTS delay samples (fewer at
@@ -94,7 +132,7 @@ ramp_median (Urcp * u)
   if (n == 0)
     return 0;
   memcpy (d, u->ramp_delays, n * sizeof (gdouble));
-  qsort (d, n, sizeof (gdouble), double_cmp);
+  qsort (d, n, sizeof (gdouble), rc_double_cmp);
   return n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
 }
 
@@ -162,24 +200,160 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
       u->delay.sig_min * 1000, u->delay.k0, r0);
 }
 
-/* What the receiver got, on its own clock, up to its newest arrival, as
- * the start of R^MAX. */
+/* The start of R^MAX: what the receiver got over its newest packets, back
+ * until at least RECENT_PKTS of them span RECENT_SPAN of its clock: their
+ * bytes over their receive span, at most over their send span, and at
+ * most what we asked for. Counting packets, a slow link does not read one
+ * packet more or less in a window as 25 % (a 150 kbit/s link delivers 4
+ * packets in 250 ms; R^MAX started 30 % high there and, as nothing lowers
+ * R^MAX (eq. 14), eq. 19 then held a 250 ms queue). The send span bounds
+ * what a delay spike releases at once: the receiver cannot get packets
+ * faster than they were sent over the same stretch, and a 250 ms window of
+ * its clock read 4.3 Mbit/s on a 2 Mbit/s link with Pareto noise. */
 static gdouble
 ramp_rmax (Urcp * u)
 {
-  gdouble got = rc_rate_meter_bps (&u->recv_meter,
-      rc_avg_window_newest (&u->recv_meter.w));
+  guint64 i, first = u->n_pkts > URCP_PKT_RING ? u->n_pkts - URCP_PKT_RING : 0;
+  GstClockTime r1 = GST_CLOCK_TIME_NONE, s0 = GST_CLOCK_TIME_NONE, s1 = 0;
+  gdouble bytes = 0, got = 0;
+  guint n = 0;
+
+  for (i = u->n_pkts; i > first; i--) {
+    const UrcpPkt *k = &u->pkts[(i - 1) % URCP_PKT_RING];
+    if (!GST_CLOCK_TIME_IS_VALID (k->recv_ts))
+      continue;
+    if (!GST_CLOCK_TIME_IS_VALID (r1)) {
+      r1 = k->recv_ts;
+      s0 = s1 = k->send_ts;
+      bytes = k->size;
+      continue;
+    }
+    /* k is the oldest so far: the span starts at it, its bytes are not in
+     * the span's */
+    s0 = MIN (s0, k->send_ts);
+    s1 = MAX (s1, k->send_ts);
+    if (++n >= RECENT_PKTS && r1 > k->recv_ts + RECENT_SPAN) {
+      got = bytes * 8.0 / ((gdouble) (r1 - k->recv_ts) / GST_SECOND);
+      if (s1 > s0)
+        got = MIN (got, bytes * 8.0 / ((gdouble) (s1 - s0) / GST_SECOND));
+      break;
+    }
+    bytes += k->size;
+  }
+  GST_DEBUG ("%s: R^MAX from %u packets: %.0f bit/s (rate %.0f)",
+      u->parent.info->name, n, got, u->rate);
   return got > 0 ? MIN (got, u->rate) : u->rate;
+}
+
+/* Median delta of `n` samples from `x` on. */
+static gdouble
+median_delta (const UrcpSample * x, guint n)
+{
+  gdouble d[LOW_END_PKTS];
+  guint i;
+
+  for (i = 0; i < n; i++)
+    d[i] = x[i].delta;
+  qsort (d, n, sizeof (gdouble), rc_double_cmp);
+  return n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+}
+
+/* The share of the sent rate that the receiver got, over the low phase's
+ * packets sent from `since` on (see LOW_DELIVERY_MIN): bytes received over
+ * bytes sent, times the send span over the receive span, which is the send
+ * span plus the rise of the delay between the ends (the median of
+ * LOW_END_PKTS received packets at each). 1 when there is too little to
+ * judge. `*queue`: the delay at the end, s; `*got`: the received rate,
+ * bit/s. */
+static gdouble
+delivery_since (Urcp * u, GstClockTime since, gdouble * queue, gdouble * got)
+{
+  guint64 i, first = u->n_pkts > URCP_PKT_RING ? u->n_pkts - URCP_PKT_RING : 0;
+  guint64 sent = 0, recvd = 0, n = 0;
+  GstClockTime t0 = GST_CLOCK_TIME_NONE, t1 = 0;
+  GArray *d = g_array_new (FALSE, FALSE, sizeof (UrcpSample));
+  gdouble span, rise, share = 1;
+
+  *queue = *got = 0;
+  for (i = first; i < u->n_pkts; i++) {
+    const UrcpPkt *k = &u->pkts[i % URCP_PKT_RING];
+    if (k->send_ts < since)
+      continue;
+    n++;
+    sent += k->size;
+    t0 = MIN (t0, k->send_ts);
+    t1 = MAX (t1, k->send_ts);
+    if (!k->lost) {
+      UrcpSample x = { k->send_ts, k->delta, 0 };
+      recvd += k->size;
+      g_array_append_val (d, x);
+    }
+  }
+  if (n >= LOW_DELIVERY_MIN_PKTS && d->len >= 2 * LOW_END_PKTS && t1 > t0) {
+    const UrcpSample *x;
+    g_array_sort (d, sample_cmp);
+    x = (const UrcpSample *) d->data;
+    *queue = median_delta (x + d->len - LOW_END_PKTS, LOW_END_PKTS);
+    rise = *queue - median_delta (x, LOW_END_PKTS);
+    span = (gdouble) (t1 - t0) / GST_SECOND;
+    share = (gdouble) recvd / sent * span / MAX (span + rise, 1e-3);
+    *got = sent * 8.0 / span * share;
+  }
+  g_array_unref (d);
+  return share;
+}
+
+static void
+low_phase_restart (Urcp * u, gdouble delivered, gdouble got, gdouble queue,
+    GstClockTime now)
+{
+  gdouble old = u->rate;
+  /* At half the capacity the queue drains at half a second per second. */
+  GstClockTime drain = (GstClockTime) (2 * queue * GST_SECOND) +
+      (GstClockTime) (rc_urcp_rtt_min_s (u) * GST_SECOND);
+
+  u->rate = rc_urcp_clamp_rate (u, LOW_RESTART_FACTOR * got);
+  u->low_restarts++;
+  u->low_ignore_before = now + drain;
+  u->low_since = GST_CLOCK_TIME_NONE;
+  u->phase_start = now + drain;
+  g_array_set_size (u->low, 0);
+  /* What was lost was overflow, not the path's inherent loss. */
+  u->noise_pkts = u->noise_lost = 0;
+  u->reason = "start-up: the start rate was above the capacity; "
+      "measuring again lower";
+  GST_DEBUG ("%s: the low phase got %.0f %% of its %.0f bit/s through "
+      "(%.0f bit/s, queue %.0f ms): restarting it at %.0f bit/s after "
+      "%.0f ms", u->parent.info->name, delivered * 100, old, got,
+      queue * 1000, u->rate, (gdouble) drain / GST_MSECOND);
 }
 
 static void
 low_phase_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble pkts,
     gdouble lost, GstClockTime now)
 {
-  rc_urcp_loss_noise_add (u, pkts, lost, now);
+  /* Overflow behind a start rate that was too high is not inherent loss. */
+  if (!GST_CLOCK_TIME_IS_VALID (u->low_ignore_before) ||
+      now >= u->low_ignore_before + (GstClockTime) (rc_urcp_rtt_min_s (u) *
+          GST_SECOND))
+    rc_urcp_loss_noise_add (u, pkts, lost, now);
   /* RTCP-only feedback has no per-packet samples: use report deltas. */
   if (u->low->len == 0 && n_recv > 0 && u->feedback_count >= 2)
     u->delay.sig_min = MAX (u->delay.sig_min, mean_delta);
+  /* The delivery test runs from LOW_EARLY_SPAN of packets on, not only at
+   * the end: each overloaded moment at the start rate costs overflow. */
+  if (u->low->len && u->low_restarts < LOW_MAX_RESTARTS &&
+      u->rate > u->parent.limits.min_bps &&
+      GST_CLOCK_TIME_IS_VALID (u->low_since) &&
+      g_array_index (u->low, UrcpSample, u->low->len - 1).ts >=
+      u->low_since + LOW_EARLY_SPAN) {
+    gdouble queue, got, delivered = delivery_since (u, u->low_since, &queue,
+        &got);
+    if (delivered < LOW_DELIVERY_MIN) {
+      low_phase_restart (u, delivered, got, queue, now);
+      return;
+    }
+  }
   if (!((u->low->len >= STARTUP_LOW_MIN_SAMPLES ||
               (u->low->len == 0 && u->feedback_count >= 3)) &&
           now >= u->phase_start + STARTUP_LOW_MIN_TIME))
@@ -211,6 +385,23 @@ low_phase_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble pkts,
   g_array_set_size (u->low, 0);
 }
 
+/* The ramp's doubling period: max(2 RTT_min, 200 ms), and at least the
+ * time to send the URCP_RAMP_DELAY_PKTS packets its delay test judges: at
+ * 150 kbit/s ten 1200-byte packets take 0.65 s, and a ramp that doubled
+ * every 2 RTT outran its own test: its target reached 2.6x such a link
+ * before the delay of ten packets could show it (1.75x with this). */
+static GstClockTime
+ramp_doubling (Urcp * u)
+{
+  GstClockTime dbl = MAX (2 * (GstClockTime) (rc_urcp_rtt_min_s (u) *
+          GST_SECOND), RAMP_DOUBLING_MIN);
+
+  if (u->mean_pkt_bytes > 0 && u->rate > 0)
+    dbl = MAX (dbl, (GstClockTime) (URCP_RAMP_DELAY_PKTS *
+            u->mean_pkt_bytes * 8 / u->rate * GST_SECOND));
+  return dbl;
+}
+
 /* `n_pkts` packets reported in this feedback, `n_lost` of them lost, or
  * n_pkts 0 and `loss` a report's fraction lost; `pkts`, `lost`: the same
  * as counts (estimated for a report), for the inherent loss estimate. */
@@ -219,8 +410,7 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
     guint n_pkts, guint n_lost, gdouble loss, gdouble pkts, gdouble lost,
     GstClockTime now)
 {
-  GstClockTime dbl = MAX (2 * (GstClockTime) (rc_urcp_rtt_min_s (u) *
-          GST_SECOND), RAMP_DOUBLING_MIN);
+  GstClockTime dbl = ramp_doubling (u);
   const gchar *why = NULL;
   gboolean check_open;
   gdouble ramp_delta = mean_delta;

@@ -260,6 +260,8 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
     gint64 raw;
 
     if (p->lost) {
+      if (!steady)
+        rc_urcp_startup_sample (u, p, 0, 0);
       (*n_lost)++;
       u->packets_lost++;
       rc_avg_window_push (&u->loss_short, now, 1.0);
@@ -288,14 +290,13 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
     u->packets_acked++;
     n_recv++;
     sum += delta;
-    rc_rate_meter_add (&u->recv_meter, p->recv_ts, p->size);
     rc_avg_window_push (&u->loss_short, now, 0.0);
     if (steady) {
       rc_urcp_env_add_sample (u, p->send_ts, raw_s, now);
       instance_add_sample (u, &u->delay, now, delta, sbps);
       instance_add_sample (u, &u->loss, now, 0.0, sbps);
     } else {
-      rc_urcp_startup_sample (u, p->send_ts, delta, raw_s);
+      rc_urcp_startup_sample (u, p, delta, raw_s);
     }
     if (!GST_CLOCK_TIME_IS_VALID (newest_send) || p->send_ts > newest_send)
       newest_send = p->send_ts;
@@ -527,10 +528,10 @@ urcp_free (RcController * c)
   instance_clear (&u->delay);
   instance_clear (&u->loss);
   rc_rate_meter_clear (&u->sent_meter);
-  rc_rate_meter_clear (&u->recv_meter);
   rc_avg_window_clear (&u->loss_short);
   rc_urcp_probe_clear (u);
   g_array_unref (u->low);
+  g_free (u->pkts);
   g_free (u);
 }
 
@@ -554,10 +555,9 @@ rc_urcp_engine_new (const RcRateLimits * limits)
   instance_init (&u->loss, "loss", URCP_LOSS_MIN_FLOOR, u->rate);
   rc_owd_init (&u->owd);
   rc_rate_meter_init (&u->sent_meter, RATE_METER_SPAN);
-  /* Short: at ramp exit it must read the bottleneck rate, not the ramp. */
-  rc_rate_meter_init (&u->recv_meter, RATE_METER_SPAN / 4);
   rc_avg_window_init (&u->loss_short, LOSS_SHORT_SPAN, 8192);
   u->low = g_array_new (FALSE, FALSE, sizeof (UrcpSample));
+  u->pkts = g_new (UrcpPkt, URCP_PKT_RING);
   rc_urcp_probe_init (u);
   u->phase = URCP_STARTUP_LOW;
   u->reason = "start-up: sending at the start rate to measure the delay noise";
@@ -566,6 +566,7 @@ rc_urcp_engine_new (const RcRateLimits * limits)
   u->last_update = u->last_feedback = GST_CLOCK_TIME_NONE;
   u->last_ramp_step = u->ramp_limited_since = GST_CLOCK_TIME_NONE;
   u->ramp_loss_since = u->noise_decayed = GST_CLOCK_TIME_NONE;
+  u->low_ignore_before = u->low_since = GST_CLOCK_TIME_NONE;
   return u;
 }
 

@@ -161,6 +161,70 @@ GST_START_TEST (test_urcp_startup_estimates)
 
 GST_END_TEST;
 
+/* A start rate above the capacity (300 kbit/s, the default, on 150 kbit/s):
+ * the low-rate phase sees that the path does not carry its rate and starts
+ * over lower, so it neither takes the queue it built for delay noise nor
+ * the overflow for inherent loss. Before that check, delta^MIN came out at
+ * 81 ms, the loss noise at 35 %, R^MAX 23 % above the link, and the queue
+ * stood at 250 ms with 7 % loss for the rest of the run. */
+GST_START_TEST (test_urcp_start_above_capacity)
+{
+  SimScenario *scen;
+  Sim *sim = sim_from_text (clean_link ("150000", NULL, NULL, 60), 1, &scen);
+  SimWindow w;
+  gdouble rmax, noise;
+
+  run_until_steady (sim, 15 * S);
+  fail_unless (is_steady (sim, 0), "start-up did not finish in 15 s");
+  rmax = stat_uint (sim, 0, "capacity");
+  noise = stat_double (sim, 0, "loss-noise");
+  GST_INFO ("150 kbit/s from 300 kbit/s: R^MAX %.0f, delta^MIN %.1f ms, "
+      "loss noise %.3f", rmax, stat_ms (sim, 0, "delay-noise"), noise);
+  fail_unless (rmax >= 0.8 * 150000 && rmax <= 1.1 * 150000, "R^MAX %.0f",
+      rmax);
+  fail_unless (noise < 0.05, "inherent loss learned as %.3f", noise);
+  sim_run_until (sim, 60 * S);
+  w = window (sim, 0, 20 * S, 60 * S);
+  GST_INFO ("150 kbit/s, 20-60 s: goodput %.0f, qdelay %.1f ms, lost %u",
+      w.goodput_bps, w.qdelay_mean_ms, (guint) w.lost_pkts);
+  fail_unless (w.goodput_bps >= 0.8 * 150000, "goodput %.0f", w.goodput_bps);
+  fail_unless (w.qdelay_mean_ms < 150, "queueing delay %.1f ms",
+      w.qdelay_mean_ms);
+  fail_unless_equals_int (w.lost_pkts, 0);
+  sim_done (sim, scen);
+}
+
+GST_END_TEST;
+
+/* Heavy-tailed delay noise (Pareto, shape 1.5, up to 500 ms, late packets
+ * holding those behind): a spike releases its packets at once, and R^MAX
+ * read over a window of the receiver's clock could start far above the
+ * link (5 Mbit/s on 2 Mbit/s on one seed, with 40 % loss for the rest of
+ * the run). R^MAX is now bounded by the rate the same packets were sent
+ * at: within 1.25x the capacity on every seed. */
+GST_START_TEST (test_urcp_rmax_heavy_tail)
+{
+  guint seed;
+
+  for (seed = 1; seed <= 20; seed++) {
+    SimScenario *scen;
+    Sim *sim = sim_from_text (clean_link ("2000000",
+            "noise-distribution=pareto\nnoise-mean=20000000\n"
+            "noise-shape=1.5\nnoise-max=500000000\n"
+            "noise-interval=20000000", NULL, 15), seed, &scen);
+    gdouble rmax;
+
+    run_until_steady (sim, 15 * S);
+    rmax = stat_uint (sim, 0, "capacity");
+    GST_INFO ("seed %u: R^MAX %.0f", seed, rmax);
+    fail_unless (!is_steady (sim, 0) || rmax <= 1.25 * 2e6,
+        "seed %u: R^MAX %.0f on a 2 Mbit/s link", seed, rmax);
+    sim_done (sim, scen);
+  }
+}
+
+GST_END_TEST;
+
 /* Capacity halves at 60 s: the rate follows it down without standing loss
  * or a standing queue. */
 GST_START_TEST (test_urcp_capacity_halves)
@@ -389,6 +453,8 @@ urcp_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_urcp_clean_link_converges);
   tcase_add_test (tc, test_urcp_startup_estimates);
+  tcase_add_test (tc, test_urcp_start_above_capacity);
+  tcase_add_test (tc, test_urcp_rmax_heavy_tail);
   tcase_add_test (tc, test_urcp_capacity_halves);
   tcase_add_test (tc, test_urcp_two_flows_fair);
   tcase_add_test (tc, test_um_operating_point);
