@@ -59,6 +59,8 @@ typedef enum
   URCP_STARTUP_LOW = 0,         /* sec. VI-A: low-rate phase, learn delta^MIN */
   URCP_STARTUP_RAMP,            /* sec. VI-A: slow-start ramp, learn R^MAX */
   URCP_STEADY,                  /* Table I */
+  URCP_PROBE_RAMP,              /* the start-up ramp again, from steady state
+                                 * when the path has room (rc-urcp-probe.c) */
 } UrcpPhase;
 
 /* One congestion signal's three-stage adaptation (Table I). */
@@ -124,9 +126,9 @@ typedef struct
   gboolean have_raw0;
   gdouble env_floor;            /* lowest env_win mean; G_MAXDOUBLE: none */
   gboolean probe_pending;
-  gdouble rmax_before, probe_gain, probe_env, probe_se, probe_rave;
+  gdouble rmax_before, probe_env, probe_se, probe_rave;
   GstClockTime probe_at, next_probe, probe_wait;
-  guint probes, probes_failed;
+  guint probes, probes_failed, probe_ramps;
 
   RcRateMeter sent_meter;       /* everything we sent */
   RcAvgWindow loss_short;       /* 0/1 per reported packet */
@@ -188,6 +190,10 @@ void rc_urcp_startup_sample (Urcp * u, const RcPacketResult * p,
 void rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
     guint n_pkts, guint n_lost, gdouble loss, gdouble pkts, gdouble lost,
     GstClockTime now);
+
+/* From steady state: the start-up ramp again, from the current rate, with
+ * delta^MIN and the inherent loss kept. */
+void rc_urcp_probe_ramp (Urcp * u, GstClockTime now);
 
 /* rc-urcp-probe.c */
 void rc_urcp_probe_init (Urcp * u);

@@ -34,11 +34,11 @@
  * a standing queue of delta^MIN (sqrt (1.1) - 1) / (1 - beta) ~ 0.24
  * delta^MIN; less than that is no sign of a full link. */
 #define NO_QUEUE_FRACTION 0.2
-/*  - A probe multiplies R^MAX by 1 + gain, gain 0.1 at first and doubled to
- *    0.2 after a probe the rate followed. A success is kept even if the rate
+/*  - A probe multiplies R^MAX by 1.1. A success is kept even if the rate
  *    reaches the new R^MAX only later, so each step is bounded: by eq. 19 an
- *    R^MAX 20 % high costs at most 0.48 delta^MIN of standing queue (a gain
- *    of 1 let R^MAX reach 1.6x the capacity in the core test).
+ *    R^MAX 10 % high costs at most 0.24 delta^MIN of standing queue (a gain
+ *    of 1 let R^MAX reach 1.6x the capacity in the core test). After a
+ *    success the rate followed, the probe ramp takes over (below).
  *  - It fails, and R^MAX returns to max(its old value, R^AVE), when the
  *    envelope rises above its value at the probe's start by
  *    NO_QUEUE_FRACTION delta^MIN plus two standard errors of that start
@@ -48,7 +48,6 @@
  *    delta^MIN of queue) every 40 s.
  *  - It succeeds after one window (the R^AVE span) without that rise. */
 #define RMAX_PROBE_GAIN 0.1
-#define RMAX_PROBE_GAIN_MAX 0.2
 #define RMAX_PROBE_WAIT_MAX (8 * URCP_WINDOW_SPAN)
 #define PROBE_SE 2.0
 /*  - Only when the encoder delivers at least 90 % of the target (frame sizes
@@ -71,7 +70,6 @@ rc_urcp_probe_init (Urcp * u)
   rc_avg_window_init (&u->env_win, URCP_WINDOW_SPAN, URCP_WINDOW_MAX_SAMPLES);
   rc_avg_window_init (&u->env2_win, URCP_WINDOW_SPAN,
       URCP_WINDOW_MAX_SAMPLES);
-  u->probe_gain = RMAX_PROBE_GAIN;
   u->probe_wait = URCP_WINDOW_SPAN;
   u->next_probe = 0;
 }
@@ -201,8 +199,7 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
        * got meanwhile, and wait longer before the next probe. */
       in->rmax = MAX (u->rmax_before, in->rave);
       u->probe_pending = FALSE;
-      u->probe_gain = RMAX_PROBE_GAIN;
-      u->probe_wait = MIN (2 * u->probe_wait, RMAX_PROBE_WAIT_MAX);
+          u->probe_wait = MIN (2 * u->probe_wait, RMAX_PROBE_WAIT_MAX);
       u->next_probe = now + u->probe_wait;
       u->probes_failed++;
     } else if (now >= u->probe_at + URCP_WINDOW_SPAN) {
@@ -218,12 +215,16 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
         u->probes_failed++;
         return;
       }
-      /* A window without a standing queue: keep it. Go faster only if
-       * the rate followed. */
-      if (in->rave >= u->probe_rave * (1 + u->probe_gain / 2))
-        u->probe_gain = MIN (2 * u->probe_gain, RMAX_PROBE_GAIN_MAX);
+      /* A window without a standing queue: keep it. If the rate followed
+       * R^MAX up and still no queue stands, the path has room that steps
+       * of 10 % per window take minutes to fill: eq. 18 climbs at about
+       * R^MAX / (M x loop delay) per second (rcsim, capacity 0.5 -> 4
+       * Mbit/s: 0.37 -> 0.96 Mbit/s in 40 s). Ramp as at start-up
+       * (rc-urcp-startup.c): 0.47 -> 3.3 Mbit/s in 2 s. */
       u->probe_wait = URCP_WINDOW_SPAN;
       u->next_probe = now;
+      if (in->rave >= u->probe_rave * (1 + RMAX_PROBE_GAIN / 2))
+        rc_urcp_probe_ramp (u, now);
     }
     return;
   }
@@ -235,7 +236,7 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
     u->probe_env = env;
     u->probe_se = u->env_se;
     u->probe_rave = in->rave;
-    in->rmax = MAX (in->rmax, in->rave) * (1 + u->probe_gain);
+    in->rmax = MAX (in->rmax, in->rave) * (1 + RMAX_PROBE_GAIN);
     u->probe_pending = TRUE;
     u->probe_at = now;
     u->probes++;

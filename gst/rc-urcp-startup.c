@@ -88,6 +88,10 @@
 /* and over at least this much sending time, so that one noise spike at an
  * end is small against the span */
 #define LOW_EARLY_SPAN (500 * GST_MSECOND)
+/* The ramp's reasons, for start-up and for the probe ramp (static strings:
+ * the decision's reason is not copied). */
+#define RAMP_REASON(u, rest) ((u)->phase == URCP_PROBE_RAMP ? \
+    "probe" rest : "start-up" rest)
 /* ramp_rmax */
 #define RECENT_SPAN (250 * GST_MSECOND)
 #define RECENT_PKTS 10
@@ -116,7 +120,7 @@ rc_urcp_startup_sample (Urcp * u, const RcPacketResult * p, gdouble delta,
   if (u->phase == URCP_STARTUP_LOW && u->low->len < STARTUP_MAX_SAMPLES) {
     UrcpSample ls = { p->send_ts, delta, raw };
     g_array_append_val (u->low, ls);
-  } else if (u->phase == URCP_STARTUP_RAMP) {
+  } else if (u->phase == URCP_STARTUP_RAMP || u->phase == URCP_PROBE_RAMP) {
     u->ramp_delays[u->ramp_n_delays++ % URCP_RAMP_DELAY_PKTS] = delta;
   }
 }
@@ -183,6 +187,13 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
 {
   gdouble r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
 
+  if (u->phase == URCP_PROBE_RAMP) {
+    /* What was delivered before the probe ramp, with no standing queue,
+     * the path still carries: a noise spike that ends the ramp at once
+     * does not lower R^MAX below it. */
+    rmax = MAX (rmax, u->delay.rave);
+    r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
+  }
   u->delay.rmax = u->loss.rmax = rmax;
   u->delay.sig_min = MAX (delta_min, rc_urcp_delta_floor (u));
   u->loss.sig_min = rc_urcp_loss_noise (u);
@@ -193,11 +204,26 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
   u->phase_start = now;
   rc_urcp_set_phase (u, URCP_STEADY, reason);
   u->next_probe = now + 2 * URCP_WINDOW_SPAN;
-  GST_DEBUG ("%s: start-up done after %.3f s: R^MAX %.0f bit/s, "
-      "delta^MIN %.2f ms, k0 %.0f bits, restart at %.0f bit/s",
-      u->parent.info->name,
-      (gdouble) (now - u->first_sent) / GST_SECOND, rmax,
+  GST_DEBUG ("%s: %s: R^MAX %.0f bit/s, delta^MIN %.2f ms, k0 %.0f bits, "
+      "restart at %.0f bit/s", u->parent.info->name, reason, rmax,
       u->delay.sig_min * 1000, u->delay.k0, r0);
+}
+
+/* The probe ramp (rc-urcp-probe.c says when): the start-up ramp again from
+ * the current rate. Its delay test starts from the queueing delay of the
+ * last window (delta^AVE), so it ends once the ramp adds delay of its own;
+ * delta^MIN and the inherent loss stay as learned. */
+void
+rc_urcp_probe_ramp (Urcp * u, GstClockTime now)
+{
+  u->ramp_ref = u->delay.sig_ave;
+  u->ramp_n_delays = 0;
+  u->ramp_loss_since = u->ramp_limited_since = GST_CLOCK_TIME_NONE;
+  u->phase_start = u->last_ramp_step = now;
+  u->probe_pending = FALSE;
+  u->probe_ramps++;
+  rc_urcp_set_phase (u, URCP_PROBE_RAMP,
+      "probe: the path has room; doubling the rate to find the capacity");
 }
 
 /* The start of R^MAX: what the receiver got over its newest packets, back
@@ -434,14 +460,14 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
   }
   if (n_recv > 0 && ramp_delta > MAX (MAX (u->ramp_ref, u->delay.sig_min) +
           u->delay.sig_min, u->ramp_noise_max) + RAMP_EXIT_DELAY_ABS_S) {
-    why = "start-up ended: the delay rose";
+    why = RAMP_REASON (u, " ended: the delay rose");
   } else if (n_pkts == 0 && loss > RAMP_EXIT_LOSS) {
     /* An RTCP report's fraction lost already covers seconds of packets. */
-    why = "start-up ended: packets were lost";
+    why = RAMP_REASON (u, " ended: packets were lost");
   } else if (check_open && now >= u->ramp_loss_since + dbl &&
       u->ramp_check_pkts >= RAMP_LOSS_CONFIRM_PKTS) {
     if (u->ramp_check_lost > RAMP_EXIT_LOSS * u->ramp_check_pkts) {
-      why = "start-up ended: packets were lost";
+      why = RAMP_REASON (u, " ended: packets were lost");
     } else {
       GST_DEBUG ("%s: ramp loss not confirmed (%u of %u lost): inherent "
           "loss, ramp resumes", u->parent.info->name, u->ramp_check_lost,
@@ -464,7 +490,7 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
   if (!why && check_open) {
     /* Hold the rate while the loss is being confirmed. */
     u->last_ramp_step = now;
-    u->reason = "start-up: checking whether the loss is congestion";
+    u->reason = RAMP_REASON (u, ": checking whether the loss is congestion");
     return;
   }
   if (why) {
@@ -474,12 +500,12 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
   if (GST_CLOCK_TIME_IS_VALID (u->ramp_limited_since) &&
       now >= u->ramp_limited_since + RAMP_APP_LIMITED_TIME) {
     enter_steady (u, ramp_rmax (u), u->delay.sig_min, now,
-        "start-up ended: the encoder could not fill the rate");
+        RAMP_REASON (u, " ended: the encoder could not fill the rate"));
     return;
   }
   if (u->rate >= u->parent.limits.max_bps) {
     enter_steady (u, u->rate, u->delay.sig_min, now,
-        "start-up ended: max-bitrate reached");
+        RAMP_REASON (u, " ended: max-bitrate reached"));
     return;
   }
   {
@@ -497,6 +523,6 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
       u->ramp_limited_since = now;
     }
     u->last_ramp_step = now;
-    u->reason = "start-up: doubling the rate to find the capacity";
+    u->reason = RAMP_REASON (u, ": doubling the rate to find the capacity");
   }
 }

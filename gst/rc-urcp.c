@@ -145,6 +145,8 @@ rc_urcp_phase_name (UrcpPhase p)
       return "startup-ramp";
     case URCP_STEADY:
       return "steady";
+    case URCP_PROBE_RAMP:
+      return "probe-ramp";
   }
   return "unknown";
 }
@@ -251,11 +253,13 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
   gdouble sum = 0;
   GstClockTime newest_send = GST_CLOCK_TIME_NONE;
   gdouble sbps = rc_urcp_sent_bps (u, now);
-  gboolean steady = u->phase == URCP_STEADY;
 
   *n_lost = 0;
   for (i = 0; i < fb->n_packets; i++) {
     const RcPacketResult *p = &fb->packets[i];
+    /* per packet: a probe (rc-urcp-probe.c) can start the probe ramp
+     * within one feedback message */
+    gboolean steady = u->phase == URCP_STEADY;
     gdouble delta, raw_s;
     gint64 raw;
 
@@ -506,6 +510,7 @@ urcp_get_stats (RcController * c)
       rc_stats_time (rc_urcp_standing_queue (u)),
       "probes", G_TYPE_UINT, u->probes,
       "probes-failed", G_TYPE_UINT, u->probes_failed,
+      "probe-ramps", G_TYPE_UINT, u->probe_ramps,
       /* the loss instance's L^MIN, L^AVE, k0 */
       "loss-noise", G_TYPE_DOUBLE, u->loss.sig_min,
       "loss-average", G_TYPE_DOUBLE, u->loss.sig_ave,

@@ -225,6 +225,30 @@ GST_START_TEST (test_urcp_rmax_heavy_tail)
 
 GST_END_TEST;
 
+/* The capacity steps up 8x (0.5 -> 4 Mbit/s at 20 s). Eq. 18 climbs at
+ * about R^MAX / (M x loop delay) per second and probes raise R^MAX 10 % per
+ * window, which took the rate from 0.37 to 0.96 Mbit/s in 40 s. A probe the
+ * rate followed with no standing queue now starts the probe ramp: within
+ * 15 s of the step the flow gets 75 % of the new capacity. */
+GST_START_TEST (test_urcp_probe_ramp)
+{
+  SimScenario *scen;
+  Sim *sim = sim_from_text (clean_link ("500000",
+          "schedule=0:500000,20:4000000", NULL, 45), 1, &scen);
+  SimWindow w;
+
+  sim_run_until (sim, 45 * S);
+  w = window (sim, 0, 35 * S, 45 * S);
+  GST_INFO ("0.5 -> 4 Mbit/s at 20 s: goodput 35-45 s %.0f bit/s, qdelay "
+      "%.1f ms, %u probe ramp(s)", w.goodput_bps, w.qdelay_mean_ms,
+      stat_uint (sim, 0, "probe-ramps"));
+  fail_unless (w.goodput_bps >= 0.75 * 4e6, "goodput %.0f", w.goodput_bps);
+  fail_unless (stat_uint (sim, 0, "probe-ramps") >= 1);
+  sim_done (sim, scen);
+}
+
+GST_END_TEST;
+
 /* Capacity halves at 60 s: the rate follows it down without standing loss
  * or a standing queue. */
 GST_START_TEST (test_urcp_capacity_halves)
@@ -455,6 +479,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_startup_estimates);
   tcase_add_test (tc, test_urcp_start_above_capacity);
   tcase_add_test (tc, test_urcp_rmax_heavy_tail);
+  tcase_add_test (tc, test_urcp_probe_ramp);
   tcase_add_test (tc, test_urcp_capacity_halves);
   tcase_add_test (tc, test_urcp_two_flows_fair);
   tcase_add_test (tc, test_um_operating_point);
