@@ -66,6 +66,11 @@ GST_DEBUG_CATEGORY_STATIC (rc_fractal_debug);
 /* The receive rate (Algorithm 4) over the last: */
 #define RECV_SPAN (500 * GST_MSECOND)
 
+/* RFC 7509 reports stand in for the sender's own repair estimate while the
+ * newest is at most this old (RTCP reports come every 5 s by default,
+ * RFC 3550 sec. 6.2, so two intervals). */
+#define POST_REPAIR_FRESH (10 * GST_SECOND)
+
 #define DEFAULT_EPSILON 0.25
 #define DEFAULT_FEC_INTERVAL_MIN 4.0
 #define DEFAULT_FEC_INTERVAL_MAX 14.0
@@ -129,6 +134,10 @@ typedef struct
   guint fl_lost, fl_total;      /* media packets towards the next FL sample */
   guint grp_media, grp_lost;    /* the repair group still open */
   guint64 media_lost, repaired; /* totals, for stats */
+  /* RFC 7509 post-repair loss reports, where the receiver sends them */
+  guint pr_lost, pr_total;      /* towards the next FL sample */
+  GstClockTime pr_seen;         /* the newest one's arrival */
+  guint64 pr_reports, pr_unrepaired, pr_repaired;       /* totals */
   guint64 congested_delay, congested_loss;      /* reports, by cue */
 
   /* the last report, for stats */
@@ -488,6 +497,37 @@ close_group (Fractal * f, gboolean repair_arrived, guint * media,
   f->grp_media = f->grp_lost = 0;
 }
 
+/* RFC 7509 post-repair loss (XR BT 33), from a receiver that sends it:
+ * what it lost and did not rebuild, over an interval of our sequence
+ * numbers. Where such reports come, they are the loss of Eq. 2 (taken
+ * after repair, see close_group), and the sender's own estimate from the
+ * repair groups stands down (fractal_on_feedback): the receiver knows what
+ * it rebuilt, whatever the FEC layout. A block claiming more unrepaired
+ * packets than its interval holds is ignored. */
+static void
+post_repair_reports (Fractal * f, const RcFeedback * fb, GstClockTime now)
+{
+  guint i;
+
+  for (i = 0; i < fb->n_reports; i++) {
+    const RcReportBlock *b = &fb->reports[i];
+    guint16 n;
+
+    if (b->kind != RC_REPORT_POST_REPAIR)
+      continue;
+    n = b->post_repair.end_seq - b->post_repair.begin_seq;
+    if (n == 0 || b->post_repair.unrepaired > n ||
+        b->post_repair.repaired > n - b->post_repair.unrepaired)
+      continue;
+    f->pr_lost += b->post_repair.unrepaired;
+    f->pr_total += n;
+    f->pr_seen = now;
+    f->pr_reports++;
+    f->pr_unrepaired += b->post_repair.unrepaired;
+    f->pr_repaired += b->post_repair.repaired;
+  }
+}
+
 static void
 fractal_on_feedback (RcController * c, const RcFeedback * fb,
     GstClockTime now)
@@ -498,6 +538,7 @@ fractal_on_feedback (RcController * c, const RcFeedback * fb,
   gboolean congested = FALSE, have_owd, have_fl;
   gdouble owd_t = 0, fl_t = 0;
 
+  post_repair_reports (f, fb, now);
   if (fb->n_packets == 0)
     return;                     /* receiver reports: not FRACTaL's cue */
   g_array_set_size (f->deltas, 0);
@@ -565,8 +606,15 @@ fractal_on_feedback (RcController * c, const RcFeedback * fb,
   /* Without FEC running no repair packet will close the group. */
   if (!f->fec_on)
     close_group (f, FALSE, &media, &media_lost);
-  f->fl_lost += media_lost;
-  f->fl_total += media;
+  if (GST_CLOCK_TIME_IS_VALID (f->pr_seen) && now < f->pr_seen +
+      POST_REPAIR_FRESH) {
+    f->fl_lost += f->pr_lost;
+    f->fl_total += f->pr_total;
+  } else {
+    f->fl_lost += media_lost;
+    f->fl_total += media;
+  }
+  f->pr_lost = f->pr_total = 0;
   have_fl = f->fl_total >= FL_MIN_PACKETS;
   if (have_fl) {
     fl_t = (gdouble) f->fl_lost / f->fl_total;
@@ -720,7 +768,14 @@ fractal_get_stats (RcController * c)
       "congested-by-delay", G_TYPE_UINT64, f->congested_delay,
       "congested-by-loss", G_TYPE_UINT64, f->congested_loss,
       "media-lost", G_TYPE_UINT64, f->media_lost,
-      "repaired", G_TYPE_UINT64, f->repaired, NULL);
+      "repaired", G_TYPE_UINT64, f->repaired,
+      /* the FEC recovery efficiency, in packets (the paper's FFRE, from
+       * FBRA, counts frames): repaired / lost, 0 before any loss */
+      "fec-recovery", G_TYPE_DOUBLE, f->media_lost ?
+      (gdouble) f->repaired / f->media_lost : 0.0,
+      "post-repair-reports", G_TYPE_UINT64, f->pr_reports,
+      "post-repair-unrepaired", G_TYPE_UINT64, f->pr_unrepaired,
+      "post-repair-repaired", G_TYPE_UINT64, f->pr_repaired, NULL);
 }
 
 static void
@@ -814,7 +869,7 @@ fractal_create (const RcRateLimits * limits, const GstStructure * params)
   f->rate = (gdouble) limits->start_bps;
   f->t_cong = f->t_settled = f->t_fec = f->t_incr = f->last_report =
       GST_CLOCK_TIME_NONE;
-  f->srtt = f->rtt_min = f->newest_acked = f->last_recv_ts =
+  f->srtt = f->rtt_min = f->newest_acked = f->last_recv_ts = f->pr_seen =
       GST_CLOCK_TIME_NONE;
   rc_owd_init (&f->owd);
   pw_init (&f->owd_w, OWD_FL_SPAN);

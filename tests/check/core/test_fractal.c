@@ -152,7 +152,7 @@ GST_END_TEST;
  * of 9 whose repair packet arrives (11 % before repair, above the 5 % cap)
  * is no congestion; the same without the repair packets is. */
 static guint
-undershoots_with_groups (gboolean with_repair)
+undershoots_with_groups (gboolean with_repair, gint reported_unrepaired)
 {
   RcController *c = fractal_new (2000000);
   GstClockTime t;
@@ -178,11 +178,30 @@ undershoots_with_groups (gboolean with_repair)
       if (r[i].lost)
         r[i].recv_ts = GST_CLOCK_TIME_NONE;
     }
+    if (reported_unrepaired >= 0) {
+      /* RFC 7509 from the receiver, about this batch's 18 media packets
+       * (their RTP sequence numbers), as a separate RTCP message */
+      RcReportBlock b = { 0 };
+      RcFeedback rep = { 0 };
+      b.kind = RC_REPORT_POST_REPAIR;
+      b.post_repair.begin_seq = (guint16) (t / (50 * MS) * 18);
+      b.post_repair.end_seq = b.post_repair.begin_seq + 18;
+      b.post_repair.unrepaired = reported_unrepaired;
+      b.post_repair.repaired = 2 - MIN (reported_unrepaired, 2);
+      rep.reports = &b;
+      rep.n_reports = 1;
+      rc_controller_on_feedback (c, &rep, t + 65 * MS);
+    }
     fb.packets = r;
     fb.n_packets = G_N_ELEMENTS (r);
     rc_controller_on_feedback (c, &fb, t + 70 * MS);
   }
   st = rc_controller_get_stats (c);
+  if (reported_unrepaired >= 0) {
+    guint64 reports = 0;
+    gst_structure_get_uint64 (st, "post-repair-reports", &reports);
+    fail_unless_equals_uint64 (reports, 200);
+  }
   gst_structure_get_uint64 (st, "undershoots", &n);
   gst_structure_free (st);
   rc_controller_free (c);
@@ -191,8 +210,22 @@ undershoots_with_groups (gboolean with_repair)
 
 GST_START_TEST (test_fractal_loss_after_repair)
 {
-  fail_unless_equals_int (undershoots_with_groups (TRUE), 0);
-  fail_unless (undershoots_with_groups (FALSE) > 0);
+  fail_unless_equals_int (undershoots_with_groups (TRUE, -1), 0);
+  fail_unless (undershoots_with_groups (FALSE, -1) > 0);
+}
+
+GST_END_TEST;
+
+/* RFC 7509 post-repair loss reports, where a receiver sends them, are
+ * Eq. 2's loss in place of the sender's estimate from the repair groups:
+ * a receiver that says it rebuilt everything (a layout the sender's row
+ * model does not know) is no congestion though the repair packets look
+ * lost; one that says 2 of 18 stayed lost (11 %) is, though the sender's
+ * model has them all rebuilt. */
+GST_START_TEST (test_fractal_post_repair_reports)
+{
+  fail_unless_equals_int (undershoots_with_groups (FALSE, 0), 0);
+  fail_unless (undershoots_with_groups (TRUE, 2) > 0);
 }
 
 GST_END_TEST;
@@ -273,6 +306,7 @@ fractal_suite (void)
   tcase_add_test (tc, test_fractal_loss_threshold);
   tcase_add_test (tc, test_fractal_no_feedback_keeps);
   tcase_add_test (tc, test_fractal_loss_after_repair);
+  tcase_add_test (tc, test_fractal_post_repair_reports);
   tcase_add_test (tc, test_fractal_in_rcsim);
   return s;
 }
