@@ -276,7 +276,7 @@ class UdpTap:
         self.rtp = rtp
         self.overhead = runner.overhead
         self.lock = threading.Lock()
-        self.recs = []                             # [entry, size, departure, arrival, key]
+        self.recs = []                             # [entry, size, departure, arrival, key, kind]
         self.by_key = collections.defaultdict(collections.deque)
         self.closed = False
 
@@ -291,7 +291,8 @@ class UdpTap:
         with self.lock:
             if self.closed:
                 return Gst.PadProbeReturn.DROP
-            rec = [t, buf.get_size() + self.overhead, None, None, k]
+            rec = [t, buf.get_size() + self.overhead, None, None, k,
+                   rp.packet_kind(self.flow, self.kind, k) if self.rtp else self.kind]
             self.recs.append(rec)
             self.by_key[k].append(rec)
         return Gst.PadProbeReturn.OK
@@ -338,7 +339,7 @@ class UdpTap:
         with self.lock:
             self.closed = True
             lines, n = [], collections.Counter()
-            for entry, size, dep, arr, _k in self.recs:
+            for entry, size, dep, arr, _k, kind in self.recs:
                 if dep is not None and self.log_link == "fwd":
                     d = slot(size, dep)
                     dep += d
@@ -350,7 +351,7 @@ class UdpTap:
                 else:
                     fate = "drop"
                 n[fate.split()[0]] += 1
-                lines.append((entry, f"{self.log_link} {self.flow.index} {self.kind} "
+                lines.append((entry, f"{self.log_link} {self.flow.index} {kind} "
                                      f"{size} {entry} {fate}"))
         return lines, n
 
@@ -876,7 +877,7 @@ class Runner(rp.Timeline):
         for tap in self.taps:
             if not tap.rtp:
                 continue
-            for entry, _size, dep, _arr, k in tap.recs:
+            for entry, _size, dep, _arr, k, _kind in tap.recs:
                 if k in entry_cap:
                     send.append(self.to_running(entry_cap[k]) - entry)
                 if dep is not None and k in dep_cap:

@@ -6,11 +6,16 @@ pipelines with the same controllers, and hand their packet logs to the same
 differs, and that stays in each runner.
 
     media sender:  videotestsrc ! capsfilter ! valve ! ENCODER ! PAYLOADER
-                   ! capsfilter (TWCC extmap) ! CONTROLLER ! rtpbin.send_rtp_sink_0
-    receiver:      rtpbin (stock: sends TWCC feedback) ! fakesink
+                   ! capsfilter (TWCC extmap) [! fecenc] ! CONTROLLER
+                   ! rtpbin.send_rtp_sink_0
+    receiver:      rtpbin (stock: sends TWCC feedback) ! fakesink (one per
+                   stream: media, and repair packets if any)
     CBR source:    audiotestsrc (silence, L16) ! capsfilter ! rtpL16pay
 
-CONTROLLER is urcpsender (any controller of its registry), rtpgccbwe from
+With urcpsender, fecenc (overhead 0, repair packets of payload type FEC_PT)
+sends repair packets only at the rate the controller asks for, as
+ratecontrolbin's does and as rcsim models; the runners log them as `fec`
+(packet_kind). CONTROLLER is urcpsender (any controller of its registry), rtpgccbwe from
 gst-plugins-rs (`gcc`), or nothing (`none`: the encoder as it comes, at its
 default bitrate; vp8enc's default is VBR). ENCODER is the flow's `encoder`
 (vp8enc by default), on its `content` at its `resolution`.
@@ -40,6 +45,17 @@ DRAIN_S = 5.0
 # Bytes an RTP packet adds to the `mtu` payload bytes of a scenario: the RTP
 # header and the TWCC header extension (docs/scenarios.md, `mtu`).
 RTP_HEADER_BYTES = 12 + 8
+# Payload type of fecenc's repair packets (its default); the media's is 96.
+FEC_PT = 100
+
+
+def packet_kind(flow, kind, data):
+    """A packet's kind in the log: `fec` for a repair packet of a media
+    flow (its RTP payload type is FEC_PT), else the stream's `kind`."""
+    if (kind == "media" and getattr(flow, "fec_pt", None) is not None and
+            len(data) > 1 and (data[1] & 0x7f) == flow.fec_pt):
+        return "fec"
+    return kind
 
 
 def die(msg, code=1):
@@ -401,7 +417,13 @@ class MediaSender:
         self.rtpbin = make("rtpbin")
         self.elems = [self.src, self.vcaps, self.valve, self.enc, self.pay, self.ext, self.rtpbin]
         self.rc = None
+        self.fec = None
+        flow.fec_pt = None
         if ctrl in urcp_names:
+            # Repair packets only when the controller asks (GstFecEncProbe).
+            self.fec = make("fecenc", overhead=0.0, pt=FEC_PT)
+            flow.fec_pt = FEC_PT
+            self.elems.append(self.fec)
             self.rc = make("urcpsender")
             Gst.util_set_object_arg(self.rc, "controller", ctrl)
             for k, v in sender_props(flow, ctrl).items():
@@ -442,7 +464,10 @@ class MediaSender:
     def link(self):
         Gst.Element.link_many(self.src, self.vcaps, self.valve, self.enc, self.pay, self.ext)
         if self.rc is not None:
-            self.ext.link(self.rc)
+            if self.fec is not None:
+                Gst.Element.link_many(self.ext, self.fec, self.rc)
+            else:
+                self.ext.link(self.rc)
             self.rc.link_pads("src", self.rtpbin, "send_rtp_sink_0")
         else:
             self.ext.link_pads("src", self.rtpbin, "send_rtp_sink_0")
@@ -456,16 +481,24 @@ def recv_rtp_caps(encoding="VP8"):
 
 class MediaReceiver:
     """A stock receiving rtpbin (the extmap in its caps makes it send TWCC
-    feedback) whose decoded-nothing output goes to a fakesink."""
+    feedback) whose decoded-nothing output goes to a fakesink, one per
+    stream (the media's, and the repair packets' SSRC when fecenc sends
+    any: an unlinked pad would stop the pipeline with not-linked)."""
 
     def __init__(self):
         self.rtpbin = make("rtpbin")
         self.sink = make("fakesink", sync=False, **NO_ASYNC)
         self.elems = [self.rtpbin, self.sink]
 
-        def on_pad(_rtpbin, pad):
-            if pad.get_name().startswith("recv_rtp_src_"):
-                pad.link(self.sink.get_static_pad("sink"))
+        def on_pad(rtpbin, pad):
+            if not pad.get_name().startswith("recv_rtp_src_"):
+                return
+            sink = self.sink
+            if sink.get_static_pad("sink").is_linked():
+                sink = make("fakesink", sync=False, **NO_ASYNC)
+                rtpbin.get_parent().add(sink)
+                sink.sync_state_with_parent()
+            pad.link(sink.get_static_pad("sink"))
         self.rtpbin.connect("pad-added", on_pad)
 
 

@@ -57,9 +57,9 @@ class Tap:
         self.pad = int(sink.get_name()[len("sink_"):])
         self.overhead = link.get_property("overhead")
         self.lock = threading.Lock()         # the two pads' threads
-        self.pending = collections.deque()   # (bytes, entry ns, size)
-        self.records = []                    # (entry ns, log line fields)
-        self.gone = []                       # (entry ns, size): never came out
+        self.pending = collections.deque()   # (bytes, entry ns, size, kind)
+        self.records = []                    # (entry ns, kind, log line fields)
+        self.gone = []                       # (entry ns, size, kind): never came out
         self.closed = False                  # the run is over: no entries
         self.frozen = False                  # the log is written: no exits
         sink.add_probe(Gst.PadProbeType.BUFFER, self.on_entry)
@@ -72,7 +72,8 @@ class Tap:
         with self.lock:
             if self.closed:
                 return Gst.PadProbeReturn.DROP
-            self.pending.append((data, t, len(data) + self.overhead))
+            self.pending.append((data, t, len(data) + self.overhead,
+                                 rp.packet_kind(self.flow, self.kind, data)))
         return Gst.PadProbeReturn.OK
 
     def close(self):
@@ -93,12 +94,12 @@ class Tap:
             else:
                 return Gst.PadProbeReturn.OK
             for _ in range(i):
-                _, t, size = self.pending.popleft()
-                self.gone.append((t, size))
-            _, t, size = self.pending.popleft()
+                _, t, size, kind = self.pending.popleft()
+                self.gone.append((t, size, kind))
+            _, t, size, kind = self.pending.popleft()
             # The departure is not seen at the pads: '-' (arrival minus
             # the propagation delay stands in).
-            self.records.append((t, f"{size} {t} recv - {max(arrival, t)}"))
+            self.records.append((t, kind, f"{size} {t} recv - {max(arrival, t)}"))
         return Gst.PadProbeReturn.OK
 
     def finish(self, stats):
@@ -112,20 +113,21 @@ class Tap:
         get = (lambda k: fs.get_value(k)) if fs else (lambda k: 0)
         dq, dl = get("dropped-queue"), get("dropped-loss")
         in_flight = max(get("packets-in") - get("packets-out") - dq - dl - get("flushed"), 0)
-        rest = [(t, size) for _, t, size in self.pending]
+        rest = [(t, size, kind) for _, t, size, kind in self.pending]
         n_pending = min(in_flight, len(rest))
         gone = self.gone + rest[:len(rest) - n_pending]
         # linksim counts tail drops and losses after the queue, but the pads
         # do not show which packet was which: exact when only one happened,
         # otherwise all are written as tail drops.
         fate = "lost -" if dq == 0 and dl > 0 else "drop"
-        self.records += [(t, f"{size} {t} {fate}") for t, size in gone]
-        self.records += [(t, f"{size} {t} pending") for t, size in rest[len(rest) - n_pending:]]
+        self.records += [(t, kind, f"{size} {t} {fate}") for t, size, kind in gone]
+        self.records += [(t, kind, f"{size} {t} pending")
+                         for t, size, kind in rest[len(rest) - n_pending:]]
         return len(gone), dq + dl
 
     def lines(self):
-        return [(t, f"{self.log_link} {self.flow.index} {self.kind} {rest}")
-                for t, rest in self.records]
+        return [(t, f"{self.log_link} {self.flow.index} {kind} {rest}")
+                for t, kind, rest in self.records]
 
 
 class Runner(rp.Timeline):
