@@ -16,6 +16,15 @@
  * Any RTP sender whose packets carry the transport-wide-cc extension as id
  * 1 gets feedback from it, e.g. pipelines/urcp-sender.sh.
  *
+ * With #GstRateControlRecv:post-repair-reports (on by default) each RTCP
+ * packet also carries an RFC 7509 XR post-repair loss block about the media
+ * stream: over the sequence numbers since the previous one, the packets
+ * still missing after FEC repair and the jitterbuffer (gaps in what reaches
+ * the depayloader; packets the jitterbuffer drops as too late count as
+ * missing) and those fecdec rebuilt. urcpsender's `fractal` controller takes
+ * them as its loss after repair; peers that do not know the block ignore
+ * it (RFC 3611 sec. 2).
+ *
  * ## Example
  * |[
  * gst-launch-1.0 ratecontrolrecv port=5000 ! videoconvert ! autovideosink
@@ -32,6 +41,8 @@
 #include "rc-fec.h"
 #include "gstrcencoder.h"
 #include "rc-twcc.h"
+#include "rc-rtcp.h"
+#include <gst/rtp/gstrtpbuffer.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_rate_control_recv_debug);
 #define GST_CAT_DEFAULT gst_rate_control_recv_debug
@@ -43,6 +54,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_rate_control_recv_debug);
 #define DEFAULT_FEC_PT 100
 #define DEFAULT_LATENCY 200
 #define DEFAULT_DECODE TRUE
+#define DEFAULT_POST_REPAIR TRUE
 /* rtpsession sends transport-wide feedback only in RTCP packets, and its
  * first one after a randomised 1.25-3.75 s (RFC 3550 sec. 6.3.5, half the
  * 5 s minimum): the sender ran that long with no feedback. A 100 ms
@@ -63,6 +75,8 @@ enum
   PROP_FEC_FORMAT,
   PROP_LATENCY,
   PROP_DECODE,
+  PROP_POST_REPAIR,
+  PROP_POST_REPAIR_SENT,
 };
 
 /* Depayloader and decoders (the first one installed) per encoding. */
@@ -147,9 +161,102 @@ on_fec_decoder (GstElement * rtpbin, guint session, GstRateControlRecv * self)
   if (pt < 0)
     return NULL;
   dec = gst_element_factory_make ("fecdec", NULL);
-  if (dec)
+  if (dec) {
     g_object_set (dec, "pt", (guint) pt, "format", format, NULL);
+    g_mutex_lock (&self->pr_lock);
+    gst_object_replace ((GstObject **) & self->fecdec, GST_OBJECT (dec));
+    self->pr_recovered = 0;
+    g_mutex_unlock (&self->pr_lock);
+  }
   return dec;
+}
+
+/* The media as it reaches the depayloader, after FEC repair and the
+ * jitterbuffer: a gap in the sequence numbers is a packet lost and not
+ * repaired. */
+static GstPadProbeReturn
+post_repair_probe (GstPad * pad, GstPadProbeInfo * info,
+    GstRateControlRecv * self)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  guint16 seq;
+  guint32 ssrc;
+
+  if (!gst_rtp_buffer_map (GST_PAD_PROBE_INFO_BUFFER (info), GST_MAP_READ,
+          &rtp))
+    return GST_PAD_PROBE_OK;
+  seq = gst_rtp_buffer_get_seq (&rtp);
+  ssrc = gst_rtp_buffer_get_ssrc (&rtp);
+  gst_rtp_buffer_unmap (&rtp);
+  g_mutex_lock (&self->pr_lock);
+  if (!self->pr_have || ssrc != self->pr_ssrc) {
+    /* the first packet, or a new sender: a new interval */
+    self->pr_have = TRUE;
+    self->pr_ssrc = ssrc;
+    self->pr_begin = self->pr_last = seq;
+    self->pr_unrepaired = 0;
+  } else {
+    gint16 d = (gint16) (seq - self->pr_last);
+    if (d > 0) {
+      self->pr_unrepaired += d - 1;
+      self->pr_last = seq;
+    }
+  }
+  g_mutex_unlock (&self->pr_lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* rtpsession's on-sending-rtcp: one RFC 7509 block (XR BT 33) for the
+ * interval since the last, if it holds a packet. Returns FALSE: the block
+ * alone is no reason to send a packet the session may suppress. */
+static gboolean
+on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
+    GstRateControlRecv * self)
+{
+  RcReportBlock b = { 0 };
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  guint recovered = 0, n;
+  guint32 own_ssrc = 0;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  ok = self->post_repair;
+  GST_OBJECT_UNLOCK (self);
+  if (!ok)
+    return FALSE;
+  g_mutex_lock (&self->pr_lock);
+  if (self->fecdec)
+    g_object_get (self->fecdec, "recovered", &recovered, NULL);
+  n = (guint16) (self->pr_last + 1 - self->pr_begin);
+  if (!self->pr_have || n == 0) {
+    g_mutex_unlock (&self->pr_lock);
+    return FALSE;
+  }
+  b.kind = RC_REPORT_POST_REPAIR;
+  b.media_ssrc = self->pr_ssrc;
+  b.post_repair.begin_seq = self->pr_begin;
+  b.post_repair.end_seq = self->pr_last + 1;
+  b.post_repair.unrepaired = MIN (self->pr_unrepaired, n);
+  b.post_repair.repaired = MIN (recovered - self->pr_recovered,
+      n - b.post_repair.unrepaired);
+  g_object_get (session, "internal-ssrc", &own_ssrc, NULL);
+  ok = gst_rtcp_buffer_map (buffer, GST_MAP_READWRITE, &rtcp);
+  if (ok) {
+    ok = rc_rtcp_write_xr (&rtcp, own_ssrc, &b, 1);
+    gst_rtcp_buffer_unmap (&rtcp);
+  }
+  if (ok) {
+    self->pr_begin = self->pr_last + 1;
+    self->pr_unrepaired = 0;
+    self->pr_recovered = recovered;
+    self->pr_sent++;
+  }
+  g_mutex_unlock (&self->pr_lock);
+  GST_LOG_OBJECT (self, "post-repair %u..%u: %u unrepaired, %u repaired%s",
+      b.post_repair.begin_seq, b.post_repair.end_seq,
+      b.post_repair.unrepaired, b.post_repair.repaired, ok ? "" :
+      " (no room in the RTCP packet)");
+  return FALSE;
 }
 
 static void
@@ -239,6 +346,10 @@ build (GstRateControlRecv * self)
     return FALSE;
   }
   gst_bin_add (GST_BIN (self), self->depay);
+  pad = gst_element_get_static_pad (self->depay, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
+      (GstPadProbeCallback) post_repair_probe, self, NULL);
+  gst_object_unref (pad);
   last = self->depay;
   if (dec) {
     gst_bin_add (GST_BIN (self), dec);
@@ -335,6 +446,9 @@ gst_rate_control_recv_set_property (GObject * object, guint prop_id,
     case PROP_DECODE:
       self->decode = g_value_get_boolean (value);
       break;
+    case PROP_POST_REPAIR:
+      self->post_repair = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -380,6 +494,14 @@ gst_rate_control_recv_get_property (GObject * object, guint prop_id,
     case PROP_DECODE:
       g_value_set_boolean (value, self->decode);
       break;
+    case PROP_POST_REPAIR:
+      g_value_set_boolean (value, self->post_repair);
+      break;
+    case PROP_POST_REPAIR_SENT:
+      g_mutex_lock (&self->pr_lock);
+      g_value_set_uint64 (value, self->pr_sent);
+      g_mutex_unlock (&self->pr_lock);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -394,6 +516,8 @@ gst_rate_control_recv_finalize (GObject * object)
 
   g_free (self->sender_host);
   g_free (self->encoding_name);
+  gst_clear_object (&self->fecdec);
+  g_mutex_clear (&self->pr_lock);
   G_OBJECT_CLASS (gst_rate_control_recv_parent_class)->finalize (object);
 }
 
@@ -450,6 +574,15 @@ gst_rate_control_recv_class_init (GstRateControlRecvClass * klass)
           "Output decoded video (else the encoded stream, depayloaded); "
           "changeable in NULL", DEFAULT_DECODE, rw));
 
+  g_object_class_install_property (gobject_class, PROP_POST_REPAIR,
+      g_param_spec_boolean ("post-repair-reports", "Post-repair reports",
+          "Add an RFC 7509 post-repair loss block (XR) about the media to "
+          "every RTCP packet; changeable in NULL", DEFAULT_POST_REPAIR, rw));
+  g_object_class_install_property (gobject_class, PROP_POST_REPAIR_SENT,
+      g_param_spec_uint64 ("post-repair-sent", "Post-repair blocks sent",
+          "RFC 7509 blocks sent so far", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Rate-controlled RTP video receiver", "Source/Network/RTP",
@@ -470,6 +603,8 @@ gst_rate_control_recv_init (GstRateControlRecv * self)
   self->latency = DEFAULT_LATENCY;
   self->decode = DEFAULT_DECODE;
   self->fec_format = RC_FEC_FORMAT_FLEXFEC;
+  self->post_repair = DEFAULT_POST_REPAIR;
+  g_mutex_init (&self->pr_lock);
 
   self->srcpad = gst_ghost_pad_new_no_target_from_template ("src",
       gst_static_pad_template_get (&src_template));
@@ -499,6 +634,8 @@ gst_rate_control_recv_init (GstRateControlRecv * self)
     g_signal_emit_by_name (self->rtpbin, "get-internal-session", 0, &session);
     if (session) {
       g_object_set (session, "rtcp-min-interval", RTCP_MIN_INTERVAL, NULL);
+      g_signal_connect (session, "on-sending-rtcp",
+          G_CALLBACK (on_sending_rtcp), self);
       g_object_unref (session);
     }
   }

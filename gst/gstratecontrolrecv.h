@@ -23,6 +23,17 @@ struct _GstRateControlRecv
 
   GstElement *rtpsrc, *rtcpsrc, *rtpbin, *rtcpsink;
   GstElement *depay;            /* built at NULL->READY */
+
+  /* RFC 7509 post-repair loss (post_repair_*), pr_lock */
+  gboolean post_repair;         /* property (object lock) */
+  GMutex pr_lock;
+  GstElement *fecdec;           /* the session's, once rtpbin asked */
+  gboolean pr_have;             /* a media packet was seen */
+  guint32 pr_ssrc;              /* the media's */
+  guint16 pr_begin, pr_last;    /* the interval's first, the newest */
+  guint pr_unrepaired;          /* sequence gaps in the interval */
+  guint pr_recovered;           /* fecdec's count at the interval's start */
+  guint64 pr_sent;              /* blocks sent */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (ratecontrolrecv);

@@ -14,6 +14,7 @@ in the middle): a 1 Mbit/s bottleneck with 20 ms each way.
 """
 import random
 import socket
+import struct
 import sys
 
 import gi
@@ -53,21 +54,61 @@ def free_bases():
     return found
 
 
-def run_bottleneck(controller):
+def xr_post_repair_blocks(data):
+    """The RFC 7509 blocks (XR BT 33) of one compound RTCP packet, as
+    (reporter, media SSRC, begin, end, unrepaired, repaired), each checked
+    against RFC 3611 sec. 2-3 and RFC 7509 sec. 3 (lengths in 32-bit words
+    minus one, the block length 3)."""
+    out, off = [], 0
+    while off + 4 <= len(data):
+        v, pt = data[off] >> 6, data[off + 1]
+        plen = 4 + 4 * struct.unpack_from("!H", data, off + 2)[0]
+        if v != 2 or off + plen > len(data):
+            fail("bad RTCP packet at byte %d: %s" % (off, data.hex()))
+        if pt == 207:
+            reporter = struct.unpack_from("!I", data, off + 4)[0]
+            b = off + 8
+            while b < off + plen:
+                bt, blen = data[b], struct.unpack_from("!H", data, b + 2)[0]
+                if bt == 33:
+                    if blen != 3:
+                        fail("RFC 7509 block length %d, not 3" % blen)
+                    ssrc, begin, end, unrep, rep = struct.unpack_from(
+                        "!IHHHH", data, b + 4)
+                    n = (end - begin) & 0xffff
+                    if n == 0 or unrep + rep > n:
+                        fail("RFC 7509 block %d..%d claims %d unrepaired and "
+                             "%d repaired" % (begin, end, unrep, rep))
+                    out.append((reporter, ssrc, begin, end, unrep, rep))
+                b += 4 + 4 * blen
+        off += plen
+    return out
+
+
+def run_bottleneck(controller, loss=0.0):
     inp, out = free_bases()
     recv = Gst.parse_launch(
         "ratecontrolrecv name=rx port=%d ! identity name=frames ! "
         "fakesink sync=false" % out)
     relay = Gst.parse_launch(
         "linksim name=fwd capacity=%d delay=20000000 queue-limit-ms=300 "
+        "loss-model=%s loss-rate=%f "
         "udpsrc port=%d ! fwd.sink_0 fwd.src_0 ! "
         "udpsink host=127.0.0.1 port=%d sync=false async=false "
         "udpsrc port=%d ! fwd.sink_1 fwd.src_1 ! "
         "udpsink host=127.0.0.1 port=%d sync=false async=false "
         "linksim name=back delay=20000000 "
-        "udpsrc port=%d ! back.sink_0 back.src_0 ! "
+        "udpsrc name=feedback port=%d ! back.sink_0 back.src_0 ! "
         "udpsink host=127.0.0.1 port=%d sync=false async=false"
-        % (CAPACITY, inp, out, inp + 1, out + 1, out + 5, inp + 5))
+        % (CAPACITY, "bernoulli" if loss > 0 else "none", loss, inp, out, inp + 1, out + 1, out + 5, inp + 5))
+    blocks = []
+
+    def on_feedback(_pad, info):
+        buf = info.get_buffer()
+        blocks.extend(xr_post_repair_blocks(buf.extract_dup(0, buf.get_size())))
+        return Gst.PadProbeReturn.OK
+    relay.get_by_name("feedback").get_static_pad("src").add_probe(
+        Gst.PadProbeType.BUFFER, on_feedback)
     send = Gst.parse_launch(
         "videotestsrc is-live=true pattern=snow ! "
         "video/x-raw,width=320,height=240,framerate=30/1 ! "
@@ -111,6 +152,8 @@ def run_bottleneck(controller):
     for p in (send, relay, recv):
         p.set_state(Gst.State.NULL)
         p.get_bus().remove_signal_watch()
+    # read after the stop: nothing is sent any more
+    pr_sent = recv.get_by_name("rx").get_property("post-repair-sent")
     if errors:
         fail("errors: %s" % errors)
     print("stats:", stats.to_string(), flush=True)
@@ -135,6 +178,25 @@ def run_bottleneck(controller):
         if not ok or probes == 0 or not ok2 or increases == 0:
             fail("no FEC probe passed: probes %s, increases %s"
                  % (probes, increases))
+    # RFC 7509 from ratecontrolrecv (on by default): valid blocks about the
+    # media stream, the ones sent are the ones seen on the wire, and where
+    # the link loses packets some of them are reported.
+    if not blocks or len(blocks) > pr_sent:
+        fail("%d RFC 7509 blocks on the wire, %d sent" % (len(blocks), pr_sent))
+    if len({b[1] for b in blocks}) != 1:
+        fail("RFC 7509 blocks about several streams: %s" % blocks[:5])
+    lost = sum(b[4] + b[5] for b in blocks)
+    if loss > 0:
+        # urcpsender read them (FRACTaL's loss after repair)
+        ok, reports = stats.get_uint64("post-repair-reports")
+        if controller == "fractal" and (not ok or reports == 0):
+            fail("FRACTaL read no RFC 7509 report")
+        if lost == 0:
+            fail("%d RFC 7509 blocks, no loss in them at %.0f %% link loss"
+                 % (len(blocks), 100 * loss))
+        print("RFC 7509: %d blocks, %d packets lost and not repaired, %d "
+              "repaired" % (len(blocks), sum(b[4] for b in blocks),
+                            sum(b[5] for b in blocks)), flush=True)
     late = [b for s, b in samples if s >= RUN_FOR - 5]
     mean = sum(late) / len(late)
     # The bottleneck, not max-bitrate, sets the rate: media plus 10 % FEC
@@ -222,6 +284,9 @@ def main():
     eos_reuse()
     for controller in sys.argv[1:] or ["urcp", "fractal"]:
         run_bottleneck(controller)
+    # 2 % random loss after the queue: the receiver's RFC 7509 reports carry
+    # it, and FRACTaL reads them
+    run_bottleneck("fractal", loss=0.02)
     return 0
 
 
