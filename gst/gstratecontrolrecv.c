@@ -165,7 +165,7 @@ on_fec_decoder (GstElement * rtpbin, guint session, GstRateControlRecv * self)
     g_object_set (dec, "pt", (guint) pt, "format", format, NULL);
     g_mutex_lock (&self->pr_lock);
     gst_object_replace ((GstObject **) & self->fecdec, GST_OBJECT (dec));
-    self->pr_recovered = 0;
+    self->pr_resync = TRUE;
     g_mutex_unlock (&self->pr_lock);
   }
   return dec;
@@ -195,6 +195,7 @@ post_repair_probe (GstPad * pad, GstPadProbeInfo * info,
     self->pr_ssrc = ssrc;
     self->pr_begin = self->pr_last = seq;
     self->pr_unrepaired = 0;
+    self->pr_resync = TRUE;
   } else {
     gint16 d = (gint16) (seq - self->pr_last);
     if (d > 0) {
@@ -215,6 +216,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
 {
   RcReportBlock b = { 0 };
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstElement *dec;
   guint recovered = 0, n;
   guint32 own_ssrc = 0;
   gboolean ok;
@@ -224,9 +226,22 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
   GST_OBJECT_UNLOCK (self);
   if (!ok)
     return FALSE;
+  /* fecdec's count outside pr_lock, which its streaming thread takes in
+   * post_repair_probe: no lock order to get wrong */
   g_mutex_lock (&self->pr_lock);
-  if (self->fecdec)
-    g_object_get (self->fecdec, "recovered", &recovered, NULL);
+  dec = self->fecdec ? gst_object_ref (self->fecdec) : NULL;
+  g_mutex_unlock (&self->pr_lock);
+  if (dec) {
+    g_object_get (dec, "recovered", &recovered, NULL);
+    gst_object_unref (dec);
+  }
+  g_object_get (session, "internal-ssrc", &own_ssrc, NULL);
+  g_mutex_lock (&self->pr_lock);
+  if (self->pr_resync) {
+    /* a new stream (or a restart): repairs count from here */
+    self->pr_recovered = recovered;
+    self->pr_resync = FALSE;
+  }
   n = (guint16) (self->pr_last + 1 - self->pr_begin);
   if (!self->pr_have || n == 0) {
     g_mutex_unlock (&self->pr_lock);
@@ -239,7 +254,6 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
   b.post_repair.unrepaired = MIN (self->pr_unrepaired, n);
   b.post_repair.repaired = MIN (recovered - self->pr_recovered,
       n - b.post_repair.unrepaired);
-  g_object_get (session, "internal-ssrc", &own_ssrc, NULL);
   ok = gst_rtcp_buffer_map (buffer, GST_MAP_READWRITE, &rtcp);
   if (ok) {
     ok = rc_rtcp_write_xr (&rtcp, own_ssrc, &b, 1);
@@ -371,6 +385,12 @@ gst_rate_control_recv_change_state (GstElement * element,
 
   if (transition == GST_STATE_CHANGE_NULL_TO_READY && !build (self))
     return GST_STATE_CHANGE_FAILURE;
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    /* a new run: a new interval from its first packet */
+    g_mutex_lock (&self->pr_lock);
+    self->pr_have = FALSE;
+    g_mutex_unlock (&self->pr_lock);
+  }
   ret = GST_ELEMENT_CLASS (gst_rate_control_recv_parent_class)->change_state
       (element, transition);
   /* Live: nothing to preroll until the first packet. */

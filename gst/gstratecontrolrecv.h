@@ -33,6 +33,7 @@ struct _GstRateControlRecv
   guint16 pr_begin, pr_last;    /* the interval's first, the newest */
   guint pr_unrepaired;          /* sequence gaps in the interval */
   guint pr_recovered;           /* fecdec's count at the interval's start */
+  gboolean pr_resync;           /* take fecdec's count afresh */
   guint64 pr_sent;              /* blocks sent */
 };
 
