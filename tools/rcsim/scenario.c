@@ -589,13 +589,26 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
       goto fail;
   }
   s = g_key_file_get_string (kf, g, "fec", NULL);
-  if (s && g_ascii_strcasecmp (g_strstrip (s), "none")) {
-    /* The simulator has the place for FEC (sim.c, media_protect and
-     * media_receive) but does not run the codec yet. */
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-        "[%s] fec: only 'none' is supported so far", g);
-    g_free (s);
-    goto fail;
+  base.fec_overhead = 0;
+  if (s) {
+    gchar *end = NULL;
+    gdouble ovh;
+
+    g_strstrip (s);
+    ovh = g_ascii_strtod (s, &end);
+    if (!g_ascii_strcasecmp (s, "none"))
+      base.fec_overhead = -1;
+    else if (!g_ascii_strcasecmp (s, "probe"))
+      base.fec_overhead = 0;
+    else if (end && end != s && *end == '\0' && ovh > 0 && ovh <= 100)
+      base.fec_overhead = ovh;
+    else {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          "[%s] fec: '%s' is not none, probe or an overhead in percent "
+          "(0 < x <= 100)", g, s);
+      g_free (s);
+      goto fail;
+    }
   }
   g_free (s);
 

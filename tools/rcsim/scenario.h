@@ -60,6 +60,11 @@ typedef struct
   GstClockTime clock_offset;    /* receiver clock minus sender clock */
   gdouble clock_skew_ppm;       /* receiver clock runs fast by this */
   GArray *pauses;               /* SimPeriod: source produces nothing */
+  gdouble fec_overhead;         /* `fec`: -1 none (no FEC encoder); 0 only
+                                 * what the controller asks for (probe);
+                                 * > 0 repair packets per media packet, %,
+                                 * as fecenc's overhead, unless the
+                                 * controller asks for a rate */
 
   /* tcp */
   SimTcpCc cc;

@@ -98,6 +98,7 @@ struct _MediaState
   gdouble fec_budget;           /* bytes of repair owed at that rate */
   GstClockTime fec_last;        /* when the budget was last topped up */
   guint unprotected;            /* media packetized since the last repair */
+  gdouble fec_credit;           /* repair packets owed at a fixed overhead */
   GArray *pending_media;        /* guint64: media sent, not yet protected */
   GArray *groups;               /* FecGroup */
   GArray *group_media;          /* guint64 */
@@ -352,6 +353,15 @@ media_app_limit (SimFlow * f, GstClockTime t)
 
 /* Everything the session has due now: packets to send, actions to carry
  * out; then the next time it wants to run. */
+/* Whether repair packets are being made (see media_protect). */
+static gboolean
+fec_active (SimFlow * f)
+{
+  gdouble ovh = f->cfg->fec_overhead;
+
+  return ovh >= 0 && (f->media->fec_target > 0 || ovh > 0);
+}
+
 static void
 media_service (Sim * sim, SimFlow * f)
 {
@@ -371,7 +381,7 @@ media_service (Sim * sim, SimFlow * f)
     g_array_append_val (m->sent_log, rec);
     /* The pacer keeps order: a repair packet leaves after the media it
      * protects, which are the oldest not yet protected. */
-    if (p->kind == SIM_PKT_MEDIA && m->fec_target > 0) {
+    if (p->kind == SIM_PKT_MEDIA && fec_active (f)) {
       g_array_append_val (m->pending_media, index);
       /* Bounded: a repair packet never covers this many. */
       if (m->pending_media->len > 4096)
@@ -412,12 +422,15 @@ media_wake (Sim * sim, gpointer obj, guint64 arg)
   media_service (sim, f);
 }
 
-/* Repair packets after each frame at the FEC rate the session asks for
- * (a controller probing with FEC, as fecenc follows urcpsender's probe
- * event). A repair packet is the XOR of the media packets since the one
- * before it (fecenc's row groups, their length set by the rate): its size
- * is the largest of them plus a flexfec header, and at the receiver it
- * rebuilds one lost packet of its group (sim_fec_repaired). */
+/* Repair packets after each frame, as fecenc makes them before urcpsender
+ * (the flow's `fec` key): at the FEC rate the session asks for (a
+ * controller probing with FEC, as fecenc follows urcpsender's probe
+ * event), else at the fixed overhead in repair packets per media packet
+ * (fecenc's `overhead`; 0: none); `fec=none` is no fecenc at all. A repair
+ * packet is the XOR of the media packets since the one before it (fecenc's
+ * row groups, their length set by the rate): its size is the largest of
+ * them plus a flexfec header, and at the receiver it rebuilds one lost
+ * packet of its group (sim_fec_repaired). */
 #define FEC_HEADER 20           /* RFC 8627 sec. 4.2: 20 bytes, one SSRC */
 
 static void
@@ -428,20 +441,30 @@ media_protect (Sim * sim, SimFlow * f, GQueue * frame_pkts)
   GList *l;
   guint i, k, size = 0;
 
-  if (m->fec_target <= 0) {
-    m->fec_budget = 0;
+  if (!fec_active (f)) {
+    m->fec_budget = m->fec_credit = 0;
     m->fec_last = t;
     m->unprotected = 0;
     return;
   }
   m->unprotected += g_queue_get_length (frame_pkts);
-  if (GST_CLOCK_TIME_IS_VALID (m->fec_last) && t > m->fec_last)
-    m->fec_budget += m->fec_target / 8 * (t - m->fec_last) / GST_SECOND;
-  m->fec_last = t;
   for (l = frame_pkts->head; l; l = l->next)
     size = MAX (size, ((SimPkt *) l->data)->rtp_size);
   size += FEC_HEADER;
-  k = (guint) MIN (m->fec_budget / size, m->unprotected);
+  if (m->fec_target > 0) {
+    if (GST_CLOCK_TIME_IS_VALID (m->fec_last) && t > m->fec_last)
+      m->fec_budget += m->fec_target / 8 * (t - m->fec_last) / GST_SECOND;
+    m->fec_last = t;
+    m->fec_credit = 0;
+    k = (guint) MIN (m->fec_budget / size, m->unprotected);
+  } else {
+    m->fec_budget = 0;
+    m->fec_last = t;
+    m->fec_credit += f->cfg->fec_overhead / 100 *
+        g_queue_get_length (frame_pkts);
+    k = (guint) MIN (floor (m->fec_credit), m->unprotected);
+    m->fec_credit -= k;
+  }
   /* k repair packets split what is unprotected into k groups. */
   for (i = 0; i < k; i++) {
     SimPkt *p = sim_pkt_new (f, SIM_PKT_FEC, size + f->data_overhead);
@@ -449,7 +472,8 @@ media_protect (Sim * sim, SimFlow * f, GQueue * frame_pkts)
     p->fec_covers = (i + 1) * m->unprotected / k - i * m->unprotected / k;
     p->rtp_size = size;
     p->queued = t;
-    m->fec_budget -= size;
+    if (m->fec_target > 0)
+      m->fec_budget -= size;
     g_queue_push_tail (frame_pkts, p);
   }
   if (k)

@@ -12,10 +12,10 @@ differs, and that stays in each runner.
                    stream: media, and repair packets if any)
     CBR source:    audiotestsrc (silence, L16) ! capsfilter ! rtpL16pay
 
-With urcpsender, fecenc (overhead 0, repair packets of payload type FEC_PT)
-sends repair packets only at the rate the controller asks for, as
-ratecontrolbin's does and as rcsim models; the runners log them as `fec`
-(packet_kind). CONTROLLER is urcpsender (any controller of its registry), rtpgccbwe from
+With urcpsender, fecenc (repair packets of payload type FEC_PT) sends repair
+packets at the rate the controller asks for, else at the flow's `fec`
+overhead (default `probe`: none; `none`: no fecenc), as rcsim models; the
+runners log them as `fec` (packet_kind). CONTROLLER is urcpsender (any controller of its registry), rtpgccbwe from
 gst-plugins-rs (`gcc`), or nothing (`none`: the encoder as it comes, at its
 default bitrate; vp8enc's default is VBR). ENCODER is the flow's `encoder`
 (vp8enc by default), on its `content` at its `resolution`.
@@ -419,11 +419,16 @@ class MediaSender:
         self.rc = None
         self.fec = None
         flow.fec_pt = None
-        if ctrl in urcp_names:
-            # Repair packets only when the controller asks (GstFecEncProbe).
-            self.fec = make("fecenc", overhead=0.0, pt=FEC_PT)
+        fec = flow.keys.get("fec", "probe").strip().lower()
+        if ctrl in urcp_names and fec != "none":
+            # The flow's `fec` key, as rcsim reads it: fecenc's overhead
+            # (0 for `probe`: repair packets only when the controller asks,
+            # GstFecEncProbe).
+            self.fec = make("fecenc", overhead=0.0 if fec == "probe" else float(fec),
+                            pt=FEC_PT)
             flow.fec_pt = FEC_PT
             self.elems.append(self.fec)
+        if ctrl in urcp_names:
             self.rc = make("urcpsender")
             Gst.util_set_object_arg(self.rc, "controller", ctrl)
             for k, v in sender_props(flow, ctrl).items():

@@ -661,6 +661,35 @@ def test_fec_repair(c):
         check(0.005 < fl["loss_pre"] < 0.02, f"loss before repair {fl['loss_pre']} "
               "is not the link's 1 %")
 
+        # The `fec` key: a fixed overhead (fecenc's, 10 repair packets per
+        # 100 media) protects a controller that asks for none; `none` (no
+        # fecenc) sends none even when the controller asks; bad values are
+        # refused.
+        def flow(keys):
+            with open(scen, "w") as f:
+                f.write("[scenario]\nname=fec\nduration=60\n"
+                        "[link]\ncapacity=2000000\nqueue-limit-ms=300\nloss-rate=0.01\n"
+                        "[flow:video]\nkind=media\nstop=55\ndelay-ms=30\n" + keys)
+            return c.json(scen)[0]["flows"][0]
+        fl = flow("controller=urcp\nfec=10\n")
+        share = fl["fec_kbps"] / (fl["send_kbps"] - fl["fec_kbps"])
+        print(f"urcp fec=10: fec {fl['fec_kbps']} kbit/s ({100 * share:.1f} % of media), "
+              f"loss {fl['loss_pre']} -> {fl['loss_post']}")
+        check(0.08 < share < 0.16, f"fec=10 sent {100 * share:.1f} % of the media rate")
+        check(fl["fec_repaired"] > 0 and fl["loss_post"] < fl["loss_pre"],
+              "fec=10 repaired nothing")
+        fl = flow("controller=urcp\n")
+        check(fl["fec_kbps"] == 0, "urcp without a fec key sent repair packets")
+        fl = flow("controller=fractal\nfec=none\n")
+        check(fl["fec_kbps"] == 0 and fl["loss_post"] == fl["loss_pre"],
+              f"fec=none: fec {fl['fec_kbps']} kbit/s, loss {fl['loss_pre']} -> "
+              f"{fl['loss_post']}")
+        for bad in ("0", "101", "abc", "10%"):
+            with open(scen, "w") as f:
+                f.write("[scenario]\nname=fec\n[flow:video]\nkind=media\nfec=%s\n" % bad)
+            p = c.run(scen, expect=1)
+            check("fec:" in p.stderr, f"fec={bad}: {p.stderr}")
+
 
 def test_from_log(c):
     ms = 1000000  # ns
