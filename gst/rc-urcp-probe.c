@@ -199,7 +199,7 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
        * got meanwhile, and wait longer before the next probe. */
       in->rmax = MAX (u->rmax_before, in->rave);
       u->probe_pending = FALSE;
-          u->probe_wait = MIN (2 * u->probe_wait, RMAX_PROBE_WAIT_MAX);
+      u->probe_wait = MIN (2 * u->probe_wait, RMAX_PROBE_WAIT_MAX);
       u->next_probe = now + u->probe_wait;
       u->probes_failed++;
     } else if (now >= u->probe_at + URCP_WINDOW_SPAN) {
