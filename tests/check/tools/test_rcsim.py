@@ -646,12 +646,15 @@ def test_fec_repair(c):
     # and the difference is the packets counted as repaired.
     with scratch("rcsim-fec-") as tmp:
         scen = os.path.join(tmp, "fec.ini")
-        with open(scen, "w") as f:
-            f.write("[scenario]\nname=fec\nduration=60\n"
-                    "[link]\ncapacity=2000000\nqueue-limit-ms=300\nloss-rate=0.01\n"
-                    "[flow:video]\nkind=media\ncontroller=fractal\nstop=55\ndelay-ms=30\n")
-        j, _ = c.json(scen)
-        fl = j["flows"][0]
+
+        def flow(keys):
+            """The one media flow, with `keys` added, on that link."""
+            with open(scen, "w") as f:
+                f.write("[scenario]\nname=fec\nduration=60\n"
+                        "[link]\ncapacity=2000000\nqueue-limit-ms=300\nloss-rate=0.01\n"
+                        "[flow:video]\nkind=media\nstop=55\ndelay-ms=30\n" + keys)
+            return c.json(scen)[0]["flows"][0]
+        fl = flow("controller=fractal\n")
         print(f"fec {fl['fec_kbps']} kbit/s, loss {fl['loss_pre']} -> {fl['loss_post']}, "
               f"repaired {fl['fec_repaired']}")
         check(fl["fec_kbps"] > 0, "no repair packets sent")
@@ -665,12 +668,6 @@ def test_fec_repair(c):
         # 100 media) protects a controller that asks for none; `none` (no
         # fecenc) sends none even when the controller asks; bad values are
         # refused.
-        def flow(keys):
-            with open(scen, "w") as f:
-                f.write("[scenario]\nname=fec\nduration=60\n"
-                        "[link]\ncapacity=2000000\nqueue-limit-ms=300\nloss-rate=0.01\n"
-                        "[flow:video]\nkind=media\nstop=55\ndelay-ms=30\n" + keys)
-            return c.json(scen)[0]["flows"][0]
         fl = flow("controller=urcp\nfec=10\n")
         share = fl["fec_kbps"] / (fl["send_kbps"] - fl["fec_kbps"])
         print(f"urcp fec=10: fec {fl['fec_kbps']} kbit/s ({100 * share:.1f} % of media), "
