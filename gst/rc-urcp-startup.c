@@ -125,6 +125,14 @@ rc_urcp_startup_sample (Urcp * u, const RcPacketResult * p, gdouble delta,
   }
 }
 
+/* The median of `n` > 0 values, sorting them in place. */
+static gdouble
+median_in_place (gdouble * d, guint n)
+{
+  qsort (d, n, sizeof (gdouble), rc_double_cmp);
+  return n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+}
+
 /* Median of the newest URCP_RAMP_DELAY_PKTS delay samples (fewer at
  * first). */
 static gdouble
@@ -136,8 +144,7 @@ ramp_median (Urcp * u)
   if (n == 0)
     return 0;
   memcpy (d, u->ramp_delays, n * sizeof (gdouble));
-  qsort (d, n, sizeof (gdouble), rc_double_cmp);
-  return n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+  return median_in_place (d, n);
 }
 
 static gint
@@ -280,8 +287,7 @@ median_delta (const UrcpSample * x, guint n)
 
   for (i = 0; i < n; i++)
     d[i] = x[i].delta;
-  qsort (d, n, sizeof (gdouble), rc_double_cmp);
-  return n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2;
+  return median_in_place (d, n);
 }
 
 /* The share of the sent rate that the receiver got, over the low phase's
