@@ -7,7 +7,8 @@
 #define RC_BUILTIN_CONTROLLERS(X) \
   X (urcp) \
   X (um) \
-  X (fractal)
+  X (fractal) \
+  X (vtum)
 
 #define DECLARE_INFO(n) extern const RcControllerInfo rc_##n##_info;
 RC_BUILTIN_CONTROLLERS (DECLARE_INFO)

@@ -13,6 +13,8 @@
  *                      loss instead of eq. 15
  *   rc-um.c            the fixed-parameter UM baseline (eq. 6): this engine
  *                      with fixed k0 and k2 and no adaptation
+ *   rc-vtum.c          seed 001's variable-threshold UM: this engine's
+ *                      delay measure and start-up, its own rate law
  */
 #ifndef __RC_URCP_PRIVATE_H__
 #define __RC_URCP_PRIVATE_H__
@@ -34,6 +36,9 @@ GST_DEBUG_CATEGORY_EXTERN (rc_urcp_debug);
 /* Estimates (eqs. 14, 15) only learn from a window holding at least this
  * much history, so a half-empty window's average does not set an extreme. */
 #define URCP_WINDOW_MIN_AGE (URCP_WINDOW_SPAN / 2)
+
+/* The low-rate phase lasts at least this long (vtum sets its own). */
+#define URCP_LOW_MIN_TIME (1 * GST_SECOND)
 
 /* The low-rate phase and the standing-queue detector estimate the noise
  * against the lower envelope of the delay: each sample's lowest neighbour
@@ -97,6 +102,9 @@ typedef struct
 /* Start-up packets kept for the delivery test: 2 s at 10 Mbit/s. */
 #define URCP_PKT_RING 2048
 
+/* rc-vtum.c's state. */
+typedef struct _Vtum Vtum;
+
 typedef struct
 {
   RcController parent;
@@ -106,6 +114,8 @@ typedef struct
   gboolean capped;              /* the session sends below our rate */
   gdouble beta, m;              /* URCP: sec. VI-B, sec. VI-C */
   gdouble fixed_k0, fixed_k2;   /* UM: eq. 6 */
+  Vtum *vtum;                   /* vtum: its rate law replaces Table I */
+  GstClockTime low_min_time;    /* least time in the low-rate phase */
 
   UrcpPhase phase;
   const gchar *reason;
@@ -207,6 +217,19 @@ void rc_urcp_env_floor_add (Urcp * u, gdouble env);
 void rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent);
 /* Queue above the envelope's floor, s (for stats). */
 gdouble rc_urcp_standing_queue (Urcp * u);
+
+/* rc-vtum.c (only when u->vtum is set) */
+/* The low phase's packets (sorted by send time), the congestion-free set;
+ * n 0 with RTCP-only feedback. */
+void rc_vtum_learn (Urcp * u, const UrcpSample * x, guint n);
+/* One delay sample in steady state, s. */
+void rc_vtum_sample (Urcp * u, gdouble delta);
+/* A packet reported lost in steady state. */
+void rc_vtum_lost (Urcp * u);
+/* RTCP-only feedback: a report's fraction lost. */
+void rc_vtum_report_loss (Urcp * u, gdouble fraction_lost);
+/* The rate after one feedback message's samples, `dt` s since the last. */
+void rc_vtum_update (Urcp * u, gdouble dt, gdouble sent_bps);
 
 /* rc-urcp-loss.c */
 void rc_urcp_loss_noise_add (Urcp * u, gdouble pkts, gdouble lost,

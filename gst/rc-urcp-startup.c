@@ -24,7 +24,6 @@
 
 #define GST_CAT_DEFAULT rc_urcp_debug
 
-#define STARTUP_LOW_MIN_TIME (1 * GST_SECOND)
 #define STARTUP_LOW_MIN_SAMPLES 3
 #define STARTUP_MAX_SAMPLES 4096
 
@@ -388,12 +387,14 @@ low_phase_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble pkts,
   }
   if (!((u->low->len >= STARTUP_LOW_MIN_SAMPLES ||
               (u->low->len == 0 && u->feedback_count >= 3)) &&
-          now >= u->phase_start + STARTUP_LOW_MIN_TIME))
+          now >= u->phase_start + u->low_min_time))
     return;
   if (u->low->len) {
     gdouble e;
     guint i;
     u->delay.sig_min = low_phase_noise (u, &u->ramp_ref, &e);
+    if (u->vtum)
+      rc_vtum_learn (u, (const UrcpSample *) u->low->data, u->low->len);
     rc_urcp_env_floor_add (u, e);
     /* The ramp's delay test starts from the newest low-phase packets
      * (sorted by low_phase_noise), so it never judges fewer than
@@ -406,6 +407,8 @@ low_phase_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble pkts,
     }
   } else {
     u->ramp_ref = u->delay.sig_min;
+    if (u->vtum)
+      rc_vtum_learn (u, NULL, 0);
   }
   u->delay.sig_min = MAX (u->delay.sig_min, u->delay.floor);
   u->phase_start = u->last_ramp_step = now;

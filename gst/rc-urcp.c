@@ -269,7 +269,9 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
       (*n_lost)++;
       u->packets_lost++;
       rc_avg_window_push (&u->loss_short, now, 1.0);
-      if (steady)
+      if (steady && u->vtum)
+        rc_vtum_lost (u);
+      else if (steady)
         instance_add_sample (u, &u->loss, now, 1.0, sbps);
       continue;
     }
@@ -295,7 +297,10 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
     n_recv++;
     sum += delta;
     rc_avg_window_push (&u->loss_short, now, 0.0);
-    if (steady) {
+    if (steady && u->vtum) {
+      rc_vtum_sample (u, delta);
+      instance_add_sample (u, &u->delay, now, delta, sbps);
+    } else if (steady) {
       rc_urcp_env_add_sample (u, p->send_ts, raw_s, now);
       instance_add_sample (u, &u->delay, now, delta, sbps);
       instance_add_sample (u, &u->loss, now, 0.0, sbps);
@@ -366,11 +371,15 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
         n_recv = 1;
         if (u->phase == URCP_STEADY)
           instance_add_sample (u, &u->delay, now, mean_delta, sbps);
+        if (u->phase == URCP_STEADY && u->vtum)
+          rc_vtum_sample (u, mean_delta);
       }
     }
     if (fb->n_packets == 0) {
       gdouble fl = CLAMP (rr->rr.fraction_lost, 0.0, 1.0);
       rc_avg_window_push (&u->loss_short, now, fl);
+      if (u->phase == URCP_STEADY && u->vtum)
+        rc_vtum_report_loss (u, fl);
       if (u->phase == URCP_STEADY)
         instance_add_sample (u, &u->loss, now, fl, sbps);
       batch_loss = fl;
@@ -399,6 +408,11 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
   dt = GST_CLOCK_TIME_IS_VALID (u->last_update) && now > u->last_update ?
       (gdouble) MIN (now - u->last_update, MAX_DT) / GST_SECOND : 0;
   u->last_update = now;
+
+  if (u->vtum) {
+    rc_vtum_update (u, dt, sbps);
+    return;
+  }
 
   /* Inherent loss: what is lost while the delay instance governs
    * (rc-urcp-loss.c). */
@@ -537,6 +551,7 @@ urcp_free (RcController * c)
   rc_urcp_probe_clear (u);
   g_array_unref (u->low);
   g_free (u->pkts);
+  g_free (u->vtum);
   g_free (u);
 }
 
@@ -572,6 +587,7 @@ rc_urcp_engine_new (const RcRateLimits * limits)
   u->last_ramp_step = u->ramp_limited_since = GST_CLOCK_TIME_NONE;
   u->ramp_loss_since = u->noise_decayed = GST_CLOCK_TIME_NONE;
   u->low_ignore_before = u->low_since = GST_CLOCK_TIME_NONE;
+  u->low_min_time = URCP_LOW_MIN_TIME;
   return u;
 }
 
