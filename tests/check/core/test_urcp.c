@@ -1,4 +1,4 @@
-/* URCP and UM in rcsim's world: the sender session, link model and
+/* URCP, UM and vtum (the controllers on URCP's engine) in rcsim's world: the sender session, link model and
  * synthetic encoder that `rcsim` runs, driven from scenario text, with the
  * controller's state read on the way. */
 #include <gst/check/gstcheck.h>
@@ -362,6 +362,142 @@ GST_START_TEST (test_um_parameter)
 
 GST_END_TEST;
 
+/* vtum (seed 001 sec. V-A): the congestion threshold comes from the delay
+ * noise of the congestion-free set (the start-rate phase): on a clean link
+ * it is the floor, on a link with delay noise it is above most of the
+ * noise (the set's 95 % quantile, times 1.2). Exponential noise with a
+ * 20 ms mean has its 95 % quantile at 60 ms. */
+GST_START_TEST (test_vtum_threshold_from_noise)
+{
+  static const gchar *noise[] = { "",
+    "noise-distribution=exponential\nnoise-mean=20000000\n"
+        "noise-max=300000000\nnoise-interval=10000000"
+  };
+  gdouble thr[2];
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    SimScenario *scen;
+    Sim *sim = sim_from_text (clean_link ("2000000", noise[i],
+            "controller=vtum", 20), 1, &scen);
+
+    run_until_steady (sim, 20 * S);
+    fail_unless (is_steady (sim, 0));
+    thr[i] = stat_ms (sim, 0, "delay-threshold");
+    GST_INFO ("%s link: threshold %.1f ms (noise quantile %.1f ms, %u "
+        "packets)", i ? "noisy" : "clean", thr[i],
+        stat_ms (sim, 0, "noise-threshold"), stat_uint (sim, 0,
+            "noise-samples"));
+    /* learning-time 2 s at 300 kbit/s */
+    fail_unless (stat_uint (sim, 0, "noise-samples") >= 40);
+    sim_done (sim, scen);
+  }
+  fail_unless (thr[0] == 10.0, "clean threshold %.1f ms, not the floor",
+      thr[0]);
+  fail_unless (thr[1] >= 40.0 && thr[1] <= 150.0, "noisy threshold %.1f ms",
+      thr[1]);
+}
+
+GST_END_TEST;
+
+/* vtum holds the queueing delay at its threshold whatever the rate (sec.
+ * V-B: "the delay does not increase when the transmission rate drops"),
+ * where UM's delay is k0 / R (test_um_operating_point): at 0.5 and
+ * 1 Mbit/s with the threshold set to 40 ms (threshold-min), the mean
+ * queueing delay is about 40 ms on both, and the link stays full. */
+GST_START_TEST (test_vtum_delay_at_threshold)
+{
+  static const gchar *caps[] = { "500000", "1000000" };
+  gdouble qd[2];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (caps); i++) {
+    SimScenario *scen;
+    Sim *sim = sim_from_text (clean_link (caps[i], NULL,
+            "controller=vtum\nvtum-threshold-min=0.040", 120), 1, &scen);
+    SimWindow w;
+    gdouble cap = g_ascii_strtod (caps[i], NULL);
+
+    sim_run_until (sim, 120 * S);
+    w = window (sim, 0, 60 * S, 120 * S);
+    qd[i] = w.qdelay_mean_ms;
+    GST_INFO ("vtum at %s bit/s: goodput %.0f, qdelay %.1f ms, threshold "
+        "%.1f ms", caps[i], w.goodput_bps, qd[i], stat_ms (sim, 0,
+            "delay-threshold"));
+    fail_unless_equals_float (stat_ms (sim, 0, "delay-threshold"), 40.0);
+    fail_unless (w.goodput_bps >= 0.9 * cap, "goodput %.0f of %.0f",
+        w.goodput_bps, cap);
+    fail_unless (qd[i] >= 20.0 && qd[i] <= 60.0, "qdelay %.1f ms", qd[i]);
+    sim_done (sim, scen);
+  }
+  /* UM's would double from 1 to 0.5 Mbit/s. */
+  fail_unless (qd[0] <= 1.4 * qd[1], "qdelay %.1f ms at 0.5 Mbit/s, %.1f ms "
+      "at 1 Mbit/s", qd[0], qd[1]);
+}
+
+GST_END_TEST;
+
+/* A buffer shallower than the threshold never shows delay above it: the
+ * loss guard (ours, rc-vtum.c) must stop the rise. 2 Mbit/s with a 15 ms
+ * buffer (six packets): without the guard vtum lost a third of its packets
+ * (1 % with it). */
+GST_START_TEST (test_vtum_loss_guard)
+{
+  SimScenario *scen;
+  gchar *text = clean_link ("2000000", NULL, "controller=vtum", 90);
+  gchar *shallow, **parts;
+  Sim *sim;
+  SimWindow w;
+  GstStructure *st;
+  guint64 votes = 0;
+
+  /* clean_link's queue is 300 ms: make it 15 ms */
+  parts = g_strsplit (text, "queue-limit-ms=300", -1);
+  shallow = g_strjoinv ("queue-limit-ms=15", parts);
+  g_strfreev (parts);
+  g_free (text);
+  sim = sim_from_text (shallow, 1, &scen);
+  sim_run_until (sim, 90 * S);
+  w = window (sim, 0, 30 * S, 90 * S);
+  st = rc_sender_get_stats (sim_flow_sender (sim, 0), sim_get_time (sim));
+  fail_unless (gst_structure_get_uint64 (st, "loss-votes", &votes));
+  gst_structure_free (st);
+  GST_INFO ("15 ms buffer: goodput %.0f, %" G_GUINT64_FORMAT " of %"
+      G_GUINT64_FORMAT " packets lost, %" G_GUINT64_FORMAT " loss votes",
+      w.goodput_bps, w.lost_pkts, w.sent_pkts, votes);
+  fail_unless (votes > 0);
+  fail_unless (w.lost_pkts <= 0.02 * w.sent_pkts, "%" G_GUINT64_FORMAT
+      " of %" G_GUINT64_FORMAT " packets lost", w.lost_pkts, w.sent_pkts);
+  fail_unless (w.goodput_bps >= 0.6e6, "goodput %.0f", w.goodput_bps);
+  sim_done (sim, scen);
+}
+
+GST_END_TEST;
+
+/* eq. 2 is AIMD: two vtum flows that start together and learn the same
+ * threshold converge to equal shares (sec. V-B, Fig. 22). */
+GST_START_TEST (test_vtum_two_flows_fair)
+{
+  SimScenario *scen;
+  Sim *sim = sim_from_text (clean_link ("2000000", NULL,
+          "controller=vtum\ncount=2", 120), 1, &scen);
+  SimWindow w0, w1;
+  gdouble x[2], j;
+
+  sim_run_until (sim, 120 * S);
+  w0 = window (sim, 0, 60 * S, 120 * S);
+  w1 = window (sim, 1, 60 * S, 120 * S);
+  x[0] = w0.goodput_bps;
+  x[1] = w1.goodput_bps;
+  j = jain (x, 2);
+  GST_INFO ("two vtum flows: %.0f + %.0f bit/s, Jain %.3f", x[0], x[1], j);
+  fail_unless (j >= 0.95, "Jain index %.3f", j);
+  fail_unless (x[0] + x[1] >= 0.8 * 2e6, "total %.0f", x[0] + x[1]);
+  sim_done (sim, scen);
+}
+
+GST_END_TEST;
+
 /* An application-limited source must not inflate R^MAX, and the target may
  * not run away above 1.5x what is actually sent or known. */
 GST_START_TEST (test_urcp_app_limited)
@@ -484,6 +620,10 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_two_flows_fair);
   tcase_add_test (tc, test_um_operating_point);
   tcase_add_test (tc, test_um_parameter);
+  tcase_add_test (tc, test_vtum_threshold_from_noise);
+  tcase_add_test (tc, test_vtum_delay_at_threshold);
+  tcase_add_test (tc, test_vtum_loss_guard);
+  tcase_add_test (tc, test_vtum_two_flows_fair);
   tcase_add_test (tc, test_urcp_app_limited);
   tcase_add_test (tc, test_urcp_clock_drift);
   tcase_add_test (tc, test_urcp_rmax_reprobe);
