@@ -85,14 +85,14 @@ def xr_post_repair_blocks(data):
     return out
 
 
-def run_bottleneck(controller, loss=0.0):
+def run_bottleneck(controller, loss=0.0, noise_ms=0):
     inp, out = free_bases()
     recv = Gst.parse_launch(
         "ratecontrolrecv name=rx port=%d ! identity name=frames ! "
         "fakesink sync=false" % out)
     relay = Gst.parse_launch(
         "linksim name=fwd capacity=%d delay=20000000 queue-limit-ms=300 "
-        "loss-model=%s loss-rate=%f "
+        "loss-model=%s loss-rate=%f %s "
         "udpsrc port=%d ! fwd.sink_0 fwd.src_0 ! "
         "udpsink host=127.0.0.1 port=%d sync=false async=false "
         "udpsrc port=%d ! fwd.sink_1 fwd.src_1 ! "
@@ -100,7 +100,12 @@ def run_bottleneck(controller, loss=0.0):
         "linksim name=back delay=20000000 "
         "udpsrc name=feedback port=%d ! back.sink_0 back.src_0 ! "
         "udpsink host=127.0.0.1 port=%d sync=false async=false"
-        % (CAPACITY, "bernoulli" if loss > 0 else "none", loss, inp, out, inp + 1, out + 1, out + 5, inp + 5))
+        % (CAPACITY, "bernoulli" if loss > 0 else "none", loss,
+           "noise-distribution=exponential noise-mean=%d noise-max=%d "
+           "noise-interval=10000000" % (noise_ms * 1000000,
+                                        10 * noise_ms * 1000000)
+           if noise_ms else "",
+           inp, out, inp + 1, out + 1, out + 5, inp + 5))
     blocks = []
 
     def on_feedback(_pad, info):
@@ -178,6 +183,20 @@ def run_bottleneck(controller, loss=0.0):
         if not ok or probes == 0 or not ok2 or increases == 0:
             fail("no FEC probe passed: probes %s, increases %s"
                  % (probes, increases))
+    if controller == "vtum":
+        # vtum learned its congestion threshold from the delay noise of the
+        # start-rate phase (seed 001 sec. V-A): above the 10 ms floor when
+        # the link adds noise, and it ran its AIMD law on both sides of it.
+        ok, thr = stats.get_uint64("delay-threshold")
+        ok2, n = stats.get_uint("noise-samples")
+        ok3, below = stats.get_uint64("packets-below-threshold")
+        if not (ok and ok2 and ok3) or n < 20 or below == 0:
+            fail("vtum learned nothing: %s" % stats.to_string())
+        if noise_ms and thr < 2 * noise_ms * Gst.MSECOND:
+            fail("vtum's threshold %.1f ms under %d ms mean delay noise"
+                 % (thr / Gst.MSECOND, noise_ms))
+        print("vtum: threshold %.1f ms from %d packets (link noise mean %d "
+              "ms)" % (thr / Gst.MSECOND, n, noise_ms), flush=True)
     # RFC 7509 from ratecontrolrecv (on by default): valid blocks about the
     # media stream, the ones sent are the ones seen on the wire, and where
     # the link loses packets some of them are reported.
@@ -284,6 +303,9 @@ def main():
     eos_reuse()
     for controller in sys.argv[1:] or ["urcp", "fractal"]:
         run_bottleneck(controller)
+    # vtum on a link with delay noise (exponential, 15 ms mean): its
+    # threshold comes from that noise
+    run_bottleneck("vtum", noise_ms=15)
     # 2 % random loss after the queue: the receiver's RFC 7509 reports carry
     # it, and FRACTaL reads them
     run_bottleneck("fractal", loss=0.02)
