@@ -196,6 +196,62 @@ GST_START_TEST (test_urcp_start_above_capacity)
 
 GST_END_TEST;
 
+/* The low phase's delivery test must not read a delay-noise spike for a
+ * queue (rc-urcp-startup.c, LOW_RISE_MID). Driven directly: 300 kbit/s in
+ * 1200-byte packets on a path far faster, 50 ms one way, and one spike of
+ * 350 ms that holds the packets behind it in order (the shape linksim's
+ * Pareto noise gave on the kernel bench), just before the delivery test
+ * looks. The rate must stay at the start rate until the ramp. */
+GST_START_TEST (test_urcp_low_phase_noise_spike)
+{
+  RcRateLimits lim;
+  GError *err = NULL;
+  RcController *c;
+  RcPacketResult r[8];
+  GstClockTime t, last_recv = 0, owd = 50 * GST_MSECOND;
+  guint64 seq = 0;
+  gboolean ramped = FALSE;
+
+  rc_rate_limits_init (&lim);
+  c = rc_controller_new (rc_controller_lookup ("urcp"), &lim, NULL, &err);
+  fail_unless (c != NULL);
+  /* a packet every 32 ms, feedback every 100 ms */
+  for (t = 0; t < 3 * S && !ramped; t += 100 * GST_MSECOND) {
+    RcFeedback fb = { 0 };
+    RcDecision d;
+    guint n = 0;
+    GstClockTime p;
+    for (p = t; p < t + 100 * GST_MSECOND; p += 32 * GST_MSECOND) {
+      /* the spike: sent 1.0-1.1 s, 350 ms more; in order, so later
+       * packets wait for it */
+      GstClockTime extra = p >= S && p < S + 100 * GST_MSECOND ?
+          350 * GST_MSECOND : 0;
+      rc_controller_on_packet_sent (c, seq, 1200, FALSE, p);
+      r[n].seq = seq++;
+      r[n].send_ts = p;
+      r[n].recv_ts = last_recv = MAX (p + owd + extra, last_recv + 1);
+      r[n].size = 1200;
+      r[n].pt = -1;
+      r[n].is_fec = FALSE;
+      r[n].lost = FALSE;
+      n++;
+    }
+    fb.packets = r;
+    fb.n_packets = n;
+    rc_controller_on_feedback (c, &fb, last_recv);
+    d = rc_controller_get_decision (c);
+    ramped = g_str_equal (d.phase, "startup-ramp");
+    if (!ramped)
+      fail_unless (d.media_bps == 300000, "at %" GST_TIME_FORMAT ": %"
+          G_GUINT64_FORMAT " bit/s (%s)", GST_TIME_ARGS (t), d.media_bps,
+          d.reason);
+  }
+  fail_unless (ramped, "never left the low phase");
+  rc_controller_free (c);
+}
+
+GST_END_TEST;
+
 /* Heavy-tailed delay noise (Pareto, shape 1.5, up to 500 ms, late packets
  * holding those behind): a spike releases its packets at once, and R^MAX
  * read over a window of the receiver's clock could start far above the
@@ -614,6 +670,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_clean_link_converges);
   tcase_add_test (tc, test_urcp_startup_estimates);
   tcase_add_test (tc, test_urcp_start_above_capacity);
+  tcase_add_test (tc, test_urcp_low_phase_noise_spike);
   tcase_add_test (tc, test_urcp_rmax_heavy_tail);
   tcase_add_test (tc, test_urcp_probe_ramp);
   tcase_add_test (tc, test_urcp_capacity_halves);
