@@ -189,6 +189,10 @@ gdouble rc_urcp_delta_floor (Urcp * u);
 gdouble rc_urcp_sent_bps (Urcp * u, GstClockTime now);
 void rc_urcp_set_phase (Urcp * u, UrcpPhase p, const gchar * reason);
 const gchar *rc_urcp_phase_name (UrcpPhase p);
+/* The engine's counters and measurements every controller on it reports
+ * (loss-rate, rtt, rtt-min, skew-ppm, feedback-count, packets-acked,
+ * packets-lost, owd-resets), set on `st`. */
+void rc_urcp_engine_stats (Urcp * u, GstStructure * st);
 
 /* rc-urcp-startup.c */
 /* A reported packet during start-up: `delta` for a received one, lost

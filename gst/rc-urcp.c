@@ -504,11 +504,8 @@ static GstStructure *
 urcp_get_stats (RcController * c)
 {
   Urcp *u = (Urcp *) c;
-  gdouble loss = 0;
-
-  rc_avg_window_mean (&u->loss_short, &loss);
   /* Names say what a user sees; the paper's symbols in comments. */
-  return gst_structure_new ("urcp-stats",
+  GstStructure *st = gst_structure_new ("urcp-stats",
       "delay-bitrate", G_TYPE_UINT, rc_stats_bps (u->delay.rate),
       "loss-bitrate", G_TYPE_UINT, rc_stats_bps (u->loss.rate),
       /* R^MAX, R^AVE */
@@ -528,7 +525,19 @@ urcp_get_stats (RcController * c)
       /* the loss instance's L^MIN, L^AVE, k0 */
       "loss-noise", G_TYPE_DOUBLE, u->loss.sig_min,
       "loss-average", G_TYPE_DOUBLE, u->loss.sig_ave,
-      "loss-operating-point", G_TYPE_DOUBLE, u->loss.k0,
+      "loss-operating-point", G_TYPE_DOUBLE, u->loss.k0, NULL);
+
+  rc_urcp_engine_stats (u, st);
+  return st;
+}
+
+void
+rc_urcp_engine_stats (Urcp * u, GstStructure * st)
+{
+  gdouble loss = 0;
+
+  rc_avg_window_mean (&u->loss_short, &loss);
+  gst_structure_set (st,
       "loss-rate", G_TYPE_DOUBLE, loss,
       "rtt", G_TYPE_UINT64, (guint64) u->rtt_last,
       "rtt-min", G_TYPE_UINT64, (guint64) u->rtt_min,

@@ -291,54 +291,52 @@ rc_vtum_update (Urcp * u, gdouble dt, gdouble sent_bps)
 
 /* ------------------------------------------------------------- registry */
 
+static GParamSpec *
+dparam (const gchar * name, const gchar * nick, const gchar * blurb,
+    gdouble min, gdouble max, gdouble def)
+{
+  return g_param_spec_ref_sink (g_param_spec_double (name, nick, blurb, min,
+          max, def, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+}
+
 static GParamSpec **
 vtum_params (guint * n)
 {
   static GParamSpec *specs[8];
 
   if (g_once_init_enter (&specs[7])) {
-    specs[0] = g_param_spec_ref_sink (g_param_spec_double ("increase-max",
-            "Increase on an empty queue", "Additive increase (bit/s per "
-            "second) when the queueing delay is zero (seed 001 eq. 3, "
-            "a_max; not in the paper: see docs/vtum.md)", 1.0, 1e8,
-            DEFAULT_INCREASE_MAX, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-    specs[1] = g_param_spec_ref_sink (g_param_spec_double ("increase-min",
-            "Increase at the threshold", "Additive increase (bit/s per "
-            "second) when the queueing delay reaches the learned threshold "
-            "(seed 001 eq. 3, a_min)", 0.0, 1e8, DEFAULT_INCREASE_MIN,
-            G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-    specs[2] = g_param_spec_ref_sink (g_param_spec_double ("decrease-min",
-            "Decrease at the threshold", "Multiplicative decrease (share of "
-            "the rate per second) just above the learned threshold (seed "
-            "001 eq. 4, b_min)", 0.0, 100.0, DEFAULT_DECREASE_MIN,
-            G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-    specs[3] = g_param_spec_ref_sink (g_param_spec_double ("decrease-max",
-            "Decrease at twice the threshold", "Multiplicative decrease "
-            "(share of the rate per second) at twice the learned threshold "
-            "and above (seed 001 eq. 4, b_max)", 0.0, 100.0,
-            DEFAULT_DECREASE_MAX, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-    specs[4] = g_param_spec_ref_sink (g_param_spec_double ("noise-percentile",
-            "Noise percentile", "Share (%) of the delays measured at the "
-            "start rate (the congestion-free set) that must stay below the "
-            "congestion threshold (seed 001 sec. V-A, d_T)", 50.0, 100.0,
-            DEFAULT_NOISE_PERCENTILE,
-            G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-    specs[5] = g_param_spec_ref_sink (g_param_spec_double ("threshold-margin",
-            "Threshold margin", "The congestion threshold is this times the "
-            "noise percentile's delay (seed 001 sec. V-A: 'just slightly "
-            "larger')", 1.0, 10.0, DEFAULT_THRESHOLD_MARGIN,
-            G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-    specs[6] = g_param_spec_ref_sink (g_param_spec_double ("threshold-min",
-            "Lowest threshold", "Lowest congestion threshold (s): the queue "
-            "the encoder's own frames build near full rate is not "
-            "congestion", 0.0, 10.0, DEFAULT_THRESHOLD_MIN,
-            G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-    g_once_init_leave (&specs[7], g_param_spec_ref_sink
-        (g_param_spec_double ("learning-time", "Learning time",
-                "Least time (s) spent at the start rate measuring the "
-                "delay noise before the rate ramps up", 0.1, 60.0,
-                DEFAULT_LEARNING_TIME,
-                G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS)));
+    specs[0] = dparam ("increase-max", "Increase on an empty queue",
+        "Additive increase (bit/s per second) when the queueing delay is "
+        "zero (seed 001 eq. 3, a_max; not in the paper: see docs/vtum.md)",
+        1.0, 1e8, DEFAULT_INCREASE_MAX);
+    specs[1] = dparam ("increase-min", "Increase at the threshold",
+        "Additive increase (bit/s per second) when the queueing delay "
+        "reaches the learned threshold (seed 001 eq. 3, a_min)", 0.0, 1e8,
+        DEFAULT_INCREASE_MIN);
+    specs[2] = dparam ("decrease-min", "Decrease at the threshold",
+        "Multiplicative decrease (share of the rate per second) just above "
+        "the learned threshold (seed 001 eq. 4, b_min)", 0.0, 100.0,
+        DEFAULT_DECREASE_MIN);
+    specs[3] = dparam ("decrease-max", "Decrease at twice the threshold",
+        "Multiplicative decrease (share of the rate per second) at twice the "
+        "learned threshold and above (seed 001 eq. 4, b_max)", 0.0, 100.0,
+        DEFAULT_DECREASE_MAX);
+    specs[4] = dparam ("noise-percentile", "Noise percentile",
+        "Share (%) of the delays measured at the start rate (the "
+        "congestion-free set) that must stay below the congestion threshold "
+        "(seed 001 sec. V-A, d_T)", 50.0, 100.0, DEFAULT_NOISE_PERCENTILE);
+    specs[5] = dparam ("threshold-margin", "Threshold margin",
+        "The congestion threshold is this times the noise percentile's "
+        "delay (seed 001 sec. V-A: 'just slightly larger')", 1.0, 10.0,
+        DEFAULT_THRESHOLD_MARGIN);
+    specs[6] = dparam ("threshold-min", "Lowest threshold",
+        "Lowest congestion threshold (s): the queue the encoder's own "
+        "frames build near full rate is not congestion", 0.0, 10.0,
+        DEFAULT_THRESHOLD_MIN);
+    g_once_init_leave (&specs[7], dparam ("learning-time", "Learning time",
+            "Least time (s) spent at the start rate measuring the delay "
+            "noise before the rate ramps up", 0.1, 60.0,
+            DEFAULT_LEARNING_TIME));
   }
   *n = G_N_ELEMENTS (specs);
   return specs;
@@ -351,10 +349,7 @@ vtum_get_stats (RcController * c)
 {
   Urcp *u = (Urcp *) c;
   Vtum *v = u->vtum;
-  gdouble loss = 0;
-
-  rc_avg_window_mean (&u->loss_short, &loss);
-  return gst_structure_new ("vtum-stats",
+  GstStructure *st = gst_structure_new ("vtum-stats",
       /* d^, d_T */
       "delay-threshold", G_TYPE_UINT64, rc_stats_time (v->thr),
       "noise-threshold", G_TYPE_UINT64, rc_stats_time (v->noise_thr),
@@ -364,15 +359,10 @@ vtum_get_stats (RcController * c)
       "packets-below-threshold", G_TYPE_UINT64, v->below,
       "loss-threshold", G_TYPE_UINT, v->loss_k,
       "loss-votes", G_TYPE_UINT64, v->loss_votes,
-      "capacity", G_TYPE_UINT, rc_stats_bps (u->delay.rmax),
-      "loss-rate", G_TYPE_DOUBLE, loss,
-      "rtt", G_TYPE_UINT64, (guint64) u->rtt_last,
-      "rtt-min", G_TYPE_UINT64, (guint64) u->rtt_min,
-      "skew-ppm", G_TYPE_DOUBLE, rc_owd_skew_ppm (&u->owd),
-      "feedback-count", G_TYPE_UINT64, u->feedback_count,
-      "packets-acked", G_TYPE_UINT64, u->packets_acked,
-      "packets-lost", G_TYPE_UINT64, u->packets_lost,
-      "owd-resets", G_TYPE_UINT64, u->owd_resets, NULL);
+      "capacity", G_TYPE_UINT, rc_stats_bps (u->delay.rmax), NULL);
+
+  rc_urcp_engine_stats (u, st);
+  return st;
 }
 
 static RcControllerClass vtum_class;
