@@ -37,6 +37,12 @@ GST_DEBUG_CATEGORY_EXTERN (rc_urcp_debug);
  * much history, so a half-empty window's average does not set an extreme. */
 #define URCP_WINDOW_MIN_AGE (URCP_WINDOW_SPAN / 2)
 
+/* Application-limited cap: no rate may exceed 1.5 x the larger of R^MAX and
+ * the rate actually sent, the same bound GCC puts on its estimate against
+ * the received rate (draft-ietf-rmcat-gcc-02 sec. 5.5). Keeps R from
+ * climbing without bound while the encoder is idle. */
+#define URCP_APP_LIMIT_FACTOR 1.5
+
 /* The low-rate phase lasts at least this long (vtum sets its own). */
 #define URCP_LOW_MIN_TIME (1 * GST_SECOND)
 

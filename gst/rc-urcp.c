@@ -65,11 +65,6 @@ GST_DEBUG_CATEGORY (rc_urcp_debug);
  * meaning (M loop delays to reach R^MAX) for the loop as it is. */
 #define SOURCE_RESPONSE (250 * GST_MSECOND)
 
-/* Application-limited cap: no instance's rate may exceed 1.5 x the larger of
- * R^MAX and the rate actually sent, the same bound GCC puts on its estimate
- * against the received rate (draft-ietf-rmcat-gcc-02 sec. 5.5). Keeps R from
- * climbing without bound while the encoder is idle. */
-#define APP_LIMIT_FACTOR 1.5
 
 /* Cap on dT in eq. 18: after a feedback gap one update must not apply the
  * whole gap's worth of change. */
@@ -235,7 +230,7 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
   /* eq. 18 */
   in->rate = MAX (in->rate + in->k2 * (in->k0 - sig * in->rate) * dt, 0);
 
-  cap = APP_LIMIT_FACTOR * MAX (in->rmax, sent_bps);
+  cap = URCP_APP_LIMIT_FACTOR * MAX (in->rmax, sent_bps);
   if (cap > 0)
     in->rate = MIN (in->rate, cap);
   in->rate = rc_urcp_clamp_rate (u, in->rate);

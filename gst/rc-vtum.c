@@ -122,6 +122,7 @@ struct _Vtum
   /* this feedback message's votes (eq. 2 per packet), bit/s per second */
   gdouble vote_sum;
   guint votes;
+  gboolean loss_voted;          /* the loss guard voted in this message */
   /* loss guard: the newest VTUM_LOSS_WINDOW reported packets, 1 = lost */
   guint32 loss_bits;
   gdouble report_loss;          /* RTCP-only: the last fraction lost */
@@ -235,6 +236,7 @@ rc_vtum_lost (Urcp * u)
     v->vote_sum -= v->b_min * u->delay.rate;
     v->votes++;
     v->loss_votes++;
+    v->loss_voted = TRUE;
   }
 }
 
@@ -255,6 +257,7 @@ rc_vtum_sample (Urcp * u, gdouble delta)
   if (loss_congested (v) && vote > -v->b_min * u->delay.rate) {
     vote = -v->b_min * u->delay.rate;
     v->loss_votes++;
+    v->loss_voted = TRUE;
   }
   v->vote_sum += vote;
   v->votes++;
@@ -273,15 +276,22 @@ rc_vtum_update (Urcp * u, gdouble dt, gdouble sent_bps)
 
   if (v->votes == 0)
     return;
-  r += v->vote_sum / v->votes * dt;
-  u->reason = v->vote_sum >= 0 ? "queueing delay below the learned "
-      "threshold: increasing" : "queueing delay above the learned "
-      "threshold: decreasing";
+  /* While the session sends below our rate (feedback missing, breaker
+   * tripped, climbing back) the delays say nothing about our rate: the
+   * rate holds, as URCP's learning does (urcp_set_capped). */
+  if (!u->capped) {
+    r += v->vote_sum / v->votes * dt;
+    u->reason = v->vote_sum >= 0 ? "queueing delay below the learned "
+        "threshold: increasing" : v->loss_voted ? "more packets lost than "
+        "the learned inherent loss: decreasing" : "queueing delay above "
+        "the learned threshold: decreasing";
+  }
   v->vote_sum = 0;
   v->votes = 0;
-  /* The engine's application-limited cap (rc-urcp.c, APP_LIMIT_FACTOR):
-   * an idle encoder must not let the target climb without bound. */
-  cap = 1.5 * MAX (u->delay.rmax, sent_bps);
+  v->loss_voted = FALSE;
+  /* The engine's application-limited cap: an idle encoder must not let
+   * the target climb without bound. */
+  cap = URCP_APP_LIMIT_FACTOR * MAX (u->delay.rmax, sent_bps);
   if (cap > 0)
     r = MIN (r, cap);
   u->delay.rate = u->loss.rate = u->rate = rc_urcp_clamp_rate (u, r);
