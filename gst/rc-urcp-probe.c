@@ -202,6 +202,10 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
       u->probe_wait = MIN (2 * u->probe_wait, RMAX_PROBE_WAIT_MAX);
       u->next_probe = now + u->probe_wait;
       u->probes_failed++;
+      GST_DEBUG ("%s: R^MAX probe failed: the delay's envelope rose %.1f ms; "
+          "R^MAX back to %.0f bit/s, next probe in %.0f s",
+          u->parent.info->name, (env - u->probe_env) * 1000, in->rmax,
+          (gdouble) u->probe_wait / GST_SECOND);
     } else if (now >= u->probe_at + URCP_WINDOW_SPAN) {
       u->probe_pending = FALSE;
       if (sent < PROBE_MIN_SENT * in->rate) {
@@ -223,6 +227,8 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
        * (rc-urcp-startup.c): 0.47 -> 3.3 Mbit/s in 2 s. */
       u->probe_wait = URCP_WINDOW_SPAN;
       u->next_probe = now;
+      GST_DEBUG ("%s: R^MAX probe kept: %.0f bit/s (R^AVE %.0f)",
+          u->parent.info->name, in->rmax, in->rave);
       if (in->rave >= u->probe_rave * (1 + RMAX_PROBE_GAIN / 2))
         rc_urcp_probe_ramp (u, now);
     }
@@ -240,5 +246,13 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
     u->probe_pending = TRUE;
     u->probe_at = now;
     u->probes++;
+    GST_DEBUG ("%s: R^MAX probe: %.0f -> %.0f bit/s", u->parent.info->name,
+        u->rmax_before, in->rmax);
+  } else if (now >= u->next_probe) {
+    GST_LOG ("%s: no probe: standing queue %.1f ms (limit %.1f), R^AVE %.0f "
+        "R^MAX %.0f, sent %.0f of %.0f, delay rate %.0f loss rate %.0f",
+        u->parent.info->name, (env - u->env_floor) * 1000,
+        NO_QUEUE_FRACTION * u->delay.sig_min * 1000, in->rave, in->rmax,
+        sent, in->rate, u->delay.rate, u->loss.rate);
   }
 }
