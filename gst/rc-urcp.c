@@ -65,7 +65,6 @@ GST_DEBUG_CATEGORY (rc_urcp_debug);
  * meaning (M loop delays to reach R^MAX) for the loop as it is. */
 #define SOURCE_RESPONSE (250 * GST_MSECOND)
 
-
 /* Cap on dT in eq. 18: after a feedback gap one update must not apply the
  * whole gap's worth of change. */
 #define MAX_DT (200 * GST_MSECOND)
@@ -359,6 +358,9 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
   if (rr) {
     /* RTCP RR fallback: RTT above its minimum is the delay measure (URCP
      * sec. II allows RTT as the delay measure), fraction lost the loss. */
+    /* vtum's loss guard judges this report's delay sample with its loss */
+    if (fb->n_packets == 0 && u->phase == URCP_STEADY && u->vtum)
+      rc_vtum_report_loss (u, CLAMP (rr->rr.fraction_lost, 0.0, 1.0));
     if (GST_CLOCK_TIME_IS_VALID (rr->rr.rtt)) {
       note_rtt (u, rr->rr.rtt);
       if (fb->n_packets == 0) {
@@ -373,8 +375,6 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
     if (fb->n_packets == 0) {
       gdouble fl = CLAMP (rr->rr.fraction_lost, 0.0, 1.0);
       rc_avg_window_push (&u->loss_short, now, fl);
-      if (u->phase == URCP_STEADY && u->vtum)
-        rc_vtum_report_loss (u, fl);
       if (u->phase == URCP_STEADY)
         instance_add_sample (u, &u->loss, now, fl, sbps);
       batch_loss = fl;
