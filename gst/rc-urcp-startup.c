@@ -301,8 +301,8 @@ median_delta (const UrcpSample * x, guint n)
  * bytes sent, times the send span over the receive span, which is the send
  * span plus the rise of the delay between the ends (the median of
  * LOW_END_PKTS received packets at each, and none if the middle did not
- * rise with them). 1 when there is too little to judge. `*queue`: the delay at the end, s; `*got`: the received rate,
- * bit/s. */
+ * rise with them). 1 when there is too little to judge. `*queue`: the
+ * delay at the end, s; `*got`: the received rate, bit/s. */
 static gdouble
 delivery_since (Urcp * u, GstClockTime since, gdouble * queue, gdouble * got)
 {

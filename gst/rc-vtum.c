@@ -56,7 +56,6 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include "rc-urcp-private.h"
 
 #define GST_CAT_DEFAULT rc_urcp_debug
@@ -159,13 +158,6 @@ window_lost (const Vtum * v)
   return (guint) __builtin_popcount (v->loss_bits);
 }
 
-static gint
-double_cmp (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* eqs. 2-4 for one delay sample `d` (s) at rate `r`: dR/dt. */
 static gdouble
 vtum_vote (const Vtum * v, gdouble d, gdouble r)
@@ -199,7 +191,7 @@ rc_vtum_learn (Urcp * u, const UrcpSample * x, guint n)
       lowest = MIN (lowest, x[i].raw);
     for (i = 0; i < n; i++)
       d[i] = x[i].raw - lowest;
-    qsort (d, n, sizeof (gdouble), double_cmp);
+    qsort (d, n, sizeof (gdouble), rc_double_cmp);
     k = (guint) ceil (v->percentile / 100.0 * n);
     v->noise_thr = d[CLAMP (k, 1, n) - 1];
     g_free (d);

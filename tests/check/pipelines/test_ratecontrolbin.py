@@ -186,7 +186,7 @@ def run_bottleneck(controller, loss=0.0, noise_ms=0):
     if controller == "vtum":
         # vtum learned its congestion threshold from the delay noise of the
         # start-rate phase (seed 001 sec. V-A): above the 10 ms floor when
-        # the link adds noise, and it ran its AIMD law on both sides of it.
+        # the link adds noise, and its rate law judged packets against it.
         ok, thr = stats.get_uint64("delay-threshold")
         ok2, n = stats.get_uint("noise-samples")
         ok3, below = stats.get_uint64("packets-below-threshold")
