@@ -37,7 +37,13 @@ typedef enum
   RC_REPORT_POST_REPAIR,        /* RFC 7509 XR post-repair loss count, BT 33 */
   RC_REPORT_TMMBR,              /* RFC 5104 sec. 4.2.1 (RTPFB FMT 3) */
   RC_REPORT_TMMBN,              /* RFC 5104 sec. 4.2.2 (RTPFB FMT 4) */
+  RC_REPORT_NADU,               /* 3GPP TS 26.234 sec. 6.2.3.3 NADU: an
+                                 * APP packet, name "PSS0", subtype 0 */
 } RcReportKind;
+
+/* NADU playout delay meaning "no unit waiting" (TS 26.234: the buffer is
+ * empty). */
+#define RC_NADU_NO_DELAY 0xffff
 
 /* Interval Metric flag, the 2-bit I field of the RFC 7002 (BT 24) and RFC
  * 7243 (BT 26) blocks. RFC 3611 has no such field, and the RFC 7097 Discard
@@ -103,6 +109,16 @@ typedef struct
       guint16 overhead;         /* measured overhead, bytes per packet
                                  * (9 bits) */
     } tmmb;
+    struct
+    {
+      guint16 playout_delay_ms; /* until the next unit is played out;
+                                 * RC_NADU_NO_DELAY if none is buffered */
+      guint16 nsn;              /* RTP sequence number of the next unit to
+                                 * decode (the next expected one if the
+                                 * buffer is empty) */
+      guint8 nun;               /* unit number inside that packet (5 bits) */
+      guint16 free_blocks;      /* free buffer space, 64-byte blocks */
+    } nadu;
   };
 } RcReportBlock;
 

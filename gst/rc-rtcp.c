@@ -25,6 +25,11 @@
  *                        unrepaired(16) repaired(16)
  *   TMMBR/TMMBN FCI      RFC 5104 sec. 4.2.1.1/4.2.2.1: SSRC; exp(6)
  *                        mantissa(17) overhead(9); RTPFB FMT 3 and 4
+ *   NADU                 3GPP TS 26.234 sec. 6.2.3.3 (as C-NADU, seed 003
+ *                        sec. IV-B, uses it): APP (RFC 3550 sec. 6.7),
+ *                        subtype 0, name "PSS0"; per stream: SSRC;
+ *                        playout delay ms(16) NSN(16); reserved(11)
+ *                        NUN(5) FBS(16)
  */
 #include <string.h>
 
@@ -39,6 +44,10 @@
 #define TMMB_FCI_SIZE 8
 #define XR_COUNT_SIZE 12        /* BT 24 and BT 26: header, SSRC, count */
 #define XR_POST_REPAIR_SIZE 16
+#define APP_HEADER 12           /* header + SSRC + name */
+#define NADU_BLOCK_SIZE 12
+#define NADU_SUBTYPE 0
+#define NADU_NAME "PSS0"
 
 #define TMMB_MANTISSA_MAX 0x1ffff       /* 17 bits */
 #define TMMB_OVERHEAD_MAX 0x1ff /* 9 bits */
@@ -326,6 +335,44 @@ parse_tmmb (ParseCtx * c, const guint8 * p, gsize clen, RcReportKind kind)
   return TRUE;
 }
 
+/* An APP packet: NADU blocks if it is one, else skipped. */
+static gboolean
+parse_app (ParseCtx * c, const guint8 * p, gsize clen)
+{
+  guint32 reporter;
+  gsize off;
+
+  if (clen < APP_HEADER) {
+    bad_packet (c, "APP shorter than its header");
+    return TRUE;
+  }
+  if ((p[0] & 0x1f) != NADU_SUBTYPE || memcmp (p + 8, NADU_NAME, 4) != 0) {
+    c->info->n_skipped_packets++;
+    return TRUE;
+  }
+  if ((clen - APP_HEADER) % NADU_BLOCK_SIZE != 0) {
+    bad_packet (c, "NADU data length not a multiple of 12 bytes");
+    return TRUE;
+  }
+  reporter = GST_READ_UINT32_BE (p + 4);
+  for (off = APP_HEADER; off < clen; off += NADU_BLOCK_SIZE) {
+    RcReportBlock b;
+
+    if (!take_block (c))
+      return FALSE;
+    memset (&b, 0, sizeof (b));
+    b.kind = RC_REPORT_NADU;
+    b.reporter_ssrc = reporter;
+    b.media_ssrc = GST_READ_UINT32_BE (p + off);
+    b.nadu.playout_delay_ms = GST_READ_UINT16_BE (p + off + 4);
+    b.nadu.nsn = GST_READ_UINT16_BE (p + off + 6);
+    b.nadu.nun = GST_READ_UINT16_BE (p + off + 8) & 0x1f;
+    b.nadu.free_blocks = GST_READ_UINT16_BE (p + off + 10);
+    append (c, &b);
+  }
+  return TRUE;
+}
+
 /* One packet of `plen` bytes (inside the buffer); FALSE stops the walk
  * (budget spent). */
 static gboolean
@@ -351,6 +398,8 @@ parse_packet (ParseCtx * c, const guint8 * p, gsize plen)
       return parse_sr_rr (c, p, RR_HEADER, clen);
     case GST_RTCP_TYPE_XR:
       return parse_xr (c, p, clen);
+    case GST_RTCP_TYPE_APP:
+      return parse_app (c, p, clen);
     case GST_RTCP_TYPE_RTPFB:
       /* RFC 4585 sec. 6.1: FMT in the count bits */
       switch (p[0] & 0x1f) {
@@ -556,5 +605,46 @@ rc_rtcp_write_tmmb (GstRTCPBuffer * rtcp, RcReportKind kind,
     GST_WRITE_UINT32_BE (fci + 4, ((guint32) exp << 26) |
         ((guint32) (bitrate >> exp) << 9) | entries[i].tmmb.overhead);
   }
+  return TRUE;
+}
+
+gboolean
+rc_rtcp_write_nadu (GstRTCPBuffer * rtcp, guint32 reporter_ssrc,
+    const RcReportBlock * blocks, guint n_blocks)
+{
+  GstRTCPPacket pkt;
+  gsize size;
+  guint8 *p;
+  guint i;
+
+  g_return_val_if_fail (rtcp != NULL, FALSE);
+  g_return_val_if_fail (blocks != NULL || n_blocks == 0, FALSE);
+
+  if (n_blocks == 0 || n_blocks > 31)
+    return FALSE;
+  for (i = 0; i < n_blocks; i++)
+    if (blocks[i].kind != RC_REPORT_NADU || blocks[i].nadu.nun > 0x1f)
+      return FALSE;
+  size = APP_HEADER + NADU_BLOCK_SIZE * (gsize) n_blocks;
+  if (!gst_rtcp_buffer_add_packet (rtcp, GST_RTCP_TYPE_APP, &pkt))
+    return FALSE;
+  if (pkt.offset + size > rtcp->map.maxsize) {
+    rtcp->map.size = pkt.offset;        /* take the empty APP back out */
+    return FALSE;
+  }
+  p = rtcp->map.data + pkt.offset;
+  p[0] = (p[0] & 0xe0) | NADU_SUBTYPE;
+  GST_WRITE_UINT16_BE (p + 2, size / 4 - 1);
+  GST_WRITE_UINT32_BE (p + 4, reporter_ssrc);
+  memcpy (p + 8, NADU_NAME, 4);
+  for (i = 0; i < n_blocks; i++) {
+    guint8 *b = p + APP_HEADER + NADU_BLOCK_SIZE * i;
+    GST_WRITE_UINT32_BE (b, blocks[i].media_ssrc);
+    GST_WRITE_UINT16_BE (b + 4, blocks[i].nadu.playout_delay_ms);
+    GST_WRITE_UINT16_BE (b + 6, blocks[i].nadu.nsn);
+    GST_WRITE_UINT16_BE (b + 8, blocks[i].nadu.nun & 0x1f);
+    GST_WRITE_UINT16_BE (b + 10, blocks[i].nadu.free_blocks);
+  }
+  rtcp->map.size = pkt.offset + size;
   return TRUE;
 }

@@ -42,8 +42,9 @@ typedef struct
                                  * inside the buffer */
   guint n_reports;              /* RcReportBlocks appended to `out` */
   guint n_skipped_packets;      /* well-formed packets of types not read
-                                 * here: SDES, BYE, APP, PSFB, RTPFB other
-                                 * than TMMBR/TMMBN, unknown types */
+                                 * here: SDES, BYE, APP other than NADU,
+                                 * PSFB, RTPFB other than TMMBR/TMMBN,
+                                 * unknown types */
   guint n_skipped_blocks;       /* well-formed XR blocks of other types */
   guint n_malformed_packets;    /* packets dropped whole (shorter than
                                  * their type's header, block count or FCI
@@ -58,9 +59,10 @@ typedef struct
   const gchar *first_problem;   /* static text for a warning, or NULL */
 } RcRtcpParseInfo;
 
-/* Walks the compound RTCP packet `compound` (SR, RR, XR, RTPFB; everything
- * else skipped and counted) and appends one RcReportBlock per SR/RR report
- * block, per RFC 7002/7243/7509 XR block and per TMMBR/TMMBN FCI entry to
+/* Walks the compound RTCP packet `compound` (SR, RR, XR, RTPFB, APP;
+ * everything else skipped and counted) and appends one RcReportBlock per
+ * SR/RR report block, per RFC 7002/7243/7509 XR block, per TMMBR/TMMBN FCI
+ * entry and per NADU block to
  * `out` (a GArray of RcReportBlock). `arrival_ntp_short` is the middle 32
  * bits of the NTP time at which the packet arrived (rc_rtcp_ntp_short()),
  * for the RTT; `clock_rate` converts the jitter to ns (0 or less: unknown,
@@ -87,6 +89,13 @@ gboolean rc_rtcp_write_xr (GstRTCPBuffer * rtcp, guint32 reporter_ssrc,
  * 511, or no room. */
 gboolean rc_rtcp_write_tmmb (GstRTCPBuffer * rtcp, RcReportKind kind,
     guint32 sender_ssrc, const RcReportBlock * entries, guint n_entries);
+
+/* Appends one NADU APP packet (3GPP TS 26.234 sec. 6.2.3.3: subtype 0,
+ * name "PSS0") from `reporter_ssrc` with one 12-byte block per element of
+ * `blocks` (kind RC_REPORT_NADU, 1 to 31). FALSE, and nothing written, on
+ * another kind, a NUN above 31, or no room. */
+gboolean rc_rtcp_write_nadu (GstRTCPBuffer * rtcp, guint32 reporter_ssrc,
+    const RcReportBlock * blocks, guint n_blocks);
 
 /* The middle 32 bits of a 64-bit NTP timestamp (RFC 3550 sec. 4): 16.16
  * seconds, as in LSR and DLSR. */

@@ -90,6 +90,12 @@ assert_block_eq (guint row, const RcReportBlock * g, const RcReportBlock * w)
       EQ (row, g->tmmb.bitrate, w->tmmb.bitrate);
       EQ (row, g->tmmb.overhead, w->tmmb.overhead);
       break;
+    case RC_REPORT_NADU:
+      EQ (row, g->nadu.playout_delay_ms, w->nadu.playout_delay_ms);
+      EQ (row, g->nadu.nsn, w->nadu.nsn);
+      EQ (row, g->nadu.nun, w->nadu.nun);
+      EQ (row, g->nadu.free_blocks, w->nadu.free_blocks);
+      break;
   }
 }
 
@@ -473,6 +479,94 @@ GST_START_TEST (test_tmmb_from_rfc_bytes)
     assert_block_eq (i, BLK (out, i), &w[i]);
   g_array_unref (out);
   g_byte_array_unref (both);
+}
+
+GST_END_TEST;
+
+/* 3GPP TS 26.234 sec. 6.2.3.3 NADU: APP subtype 0, name "PSS0", two
+ * 12-byte blocks; then an APP of another name, which is skipped. */
+static const guint8 nadu_two[] = {
+  0x80, 0xcc, 0x00, 0x08,       /* V=2, subtype 0, APP, 9 words */
+  0x11, 0x22, 0x33, 0x44,       /* reporter */
+  'P', 'S', 'S', '0',
+  0xaa, 0xbb, 0xcc, 0x01,       /* media SSRC */
+  0x00, 0x96, 0x12, 0x34,       /* playout delay 150 ms, NSN 0x1234 */
+  0xff, 0xe3, 0x01, 0x00,       /* reserved bits set (ignored), NUN 3,
+                                 * FBS 256 */
+  0xaa, 0xbb, 0xcc, 0x02,
+  0xff, 0xff, 0xff, 0xff,       /* no unit waiting, NSN 65535 */
+  0x00, 0x00, 0x00, 0x00,
+};
+
+static const guint8 app_other[] = {
+  0x80, 0xcc, 0x00, 0x03, 0x11, 0x22, 0x33, 0x44, 'A', 'B', 'C', 'D',
+  0x01, 0x02, 0x03, 0x04,
+};
+
+GST_START_TEST (test_nadu)
+{
+  static const guint8 want_written[] = {
+    0x80, 0xcc, 0x00, 0x08, 0x11, 0x22, 0x33, 0x44, 'P', 'S', 'S', '0',
+    0xaa, 0xbb, 0xcc, 0x01, 0x00, 0x96, 0x12, 0x34, 0x00, 0x03, 0x01, 0x00,
+    0xaa, 0xbb, 0xcc, 0x02, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+  };
+  GByteArray *both = g_byte_array_new ();
+  RcReportBlock w[2], bad;
+  RcRtcpParseInfo info;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstBuffer *buf;
+  GArray *out;
+  gboolean ok;
+  guint i;
+
+  w[0] = BLOCK (RC_REPORT_NADU, 0x11223344, 0xaabbcc01, nadu, 150, 0x1234, 3,
+      256);
+  w[1] = BLOCK (RC_REPORT_NADU, 0x11223344, 0xaabbcc02, nadu,
+      RC_NADU_NO_DELAY, 0xffff, 0, 0);
+  g_byte_array_append (both, nadu_two, sizeof (nadu_two));
+  g_byte_array_append (both, app_other, sizeof (app_other));
+  out = parse_bytes (both->data, both->len, &info, &ok);
+  fail_unless (ok);
+  assert_clean (&info);
+  fail_unless_equals_int (info.n_packets, 2);
+  fail_unless_equals_int (info.n_skipped_packets, 1);
+  fail_unless_equals_int (out->len, 2);
+  for (i = 0; i < 2; i++)
+    assert_block_eq (i, BLK (out, i), &w[i]);
+  g_array_unref (out);
+  g_byte_array_unref (both);
+
+  /* The writer: the same packet, reserved bits zero. */
+  buf = gst_rtcp_buffer_new (1400);
+  fail_unless (gst_rtcp_buffer_map (buf, GST_MAP_READWRITE, &rtcp));
+  fail_unless (rc_rtcp_write_nadu (&rtcp, 0x11223344, w, 2));
+  gst_rtcp_buffer_unmap (&rtcp);
+  assert_written_bytes (buf, want_written, sizeof (want_written));
+  gst_buffer_unref (buf);
+
+  /* Refused: another kind, NUN wider than 5 bits, no block. */
+  bad = w[0];
+  bad.nadu.nun = 32;
+  buf = gst_rtcp_buffer_new (1400);
+  fail_unless (gst_rtcp_buffer_map (buf, GST_MAP_READWRITE, &rtcp));
+  fail_if (rc_rtcp_write_nadu (&rtcp, 1, &bad, 1));
+  bad = discard_block (0, 1, RC_XR_INTERVAL_INTERVAL, 2, 5);
+  fail_if (rc_rtcp_write_nadu (&rtcp, 1, &bad, 1));
+  fail_if (rc_rtcp_write_nadu (&rtcp, 1, w, 0));
+  fail_unless_equals_int (gst_rtcp_buffer_get_packet_count (&rtcp), 0);
+  gst_rtcp_buffer_unmap (&rtcp);
+  gst_buffer_unref (buf);
+
+  /* Malformed: data not a whole number of blocks. */
+  {
+    guint8 cut[sizeof (nadu_two) - 4];
+    memcpy (cut, nadu_two, sizeof (cut));
+    cut[3] = 0x07;
+    out = parse_bytes (cut, sizeof (cut), &info, &ok);
+    fail_unless_equals_int (out->len, 0);
+    fail_unless_equals_int (info.n_malformed_packets, 1);
+    g_array_unref (out);
+  }
 }
 
 GST_END_TEST;
@@ -1167,6 +1261,7 @@ rtcp_suite (void)
   tcase_add_test (tc, test_xr_flag_bits);
   tcase_add_test (tc, test_xr_longer_block);
   tcase_add_test (tc, test_tmmb_from_rfc_bytes);
+  tcase_add_test (tc, test_nadu);
   tcase_add_test (tc, test_compound_mixed);
   tcase_add_test (tc, test_parse_appends);
 
