@@ -11,6 +11,7 @@ GST_ELEMENT_REGISTER_DECLARE (fecdec);
 GST_ELEMENT_REGISTER_DECLARE (linksim);
 GST_ELEMENT_REGISTER_DECLARE (ratecontrolbin);
 GST_ELEMENT_REGISTER_DECLARE (ratecontrolrecv);
+GST_ELEMENT_REGISTER_DECLARE (rcreceiver);
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -22,6 +23,7 @@ plugin_init (GstPlugin * plugin)
   ok &= GST_ELEMENT_REGISTER (linksim, plugin);
   ok &= GST_ELEMENT_REGISTER (ratecontrolbin, plugin);
   ok &= GST_ELEMENT_REGISTER (ratecontrolrecv, plugin);
+  ok &= GST_ELEMENT_REGISTER (rcreceiver, plugin);
   return ok;
 }
 

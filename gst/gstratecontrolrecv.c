@@ -16,14 +16,19 @@
  * Any RTP sender whose packets carry the transport-wide-cc extension as id
  * 1 gets feedback from it, e.g. pipelines/urcp-sender.sh.
  *
- * With #GstRateControlRecv:post-repair-reports (on by default) each RTCP
- * packet also carries an RFC 7509 XR post-repair loss block about the media
- * stream: over the sequence numbers since the previous one, the packets
- * still missing after FEC repair and the jitterbuffer (gaps in what reaches
- * the depayloader; packets the jitterbuffer drops as too late count as
- * missing) and those fecdec rebuilt. urcpsender's `fractal` controller takes
- * them as its loss after repair; peers that do not know the block ignore
- * it (RFC 3611 sec. 2).
+ * An `rcreceiver` between rtpbin and the depayloader adds its reports to
+ * every RTCP packet. With #GstRateControlRecv:post-repair-reports (on by
+ * default): an RFC 7509 XR post-repair loss block about the media stream:
+ * over the sequence numbers since the previous one, the packets still
+ * missing after FEC repair and the jitterbuffer (gaps in what reaches the
+ * depayloader; packets the jitterbuffer drops as too late count as
+ * missing) and those fecdec rebuilt. urcpsender's `fractal` controller
+ * takes them as its loss after repair. With
+ * #GstRateControlRecv:receiver-reports (on by default): late discards
+ * (RFC 7002, RFC 7243) and the 3GPP NADU report, which the `cnadu`
+ * controller reads. Peers that do not know a block ignore it (RFC 3611
+ * sec. 2; RFC 3550 sec. 6.7 for APP). For `cnadu` also set
+ * #GstRateControlRecv:adapt-rtcp-interval.
  *
  * ## Example
  * |[
@@ -55,6 +60,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_rate_control_recv_debug);
 #define DEFAULT_LATENCY 200
 #define DEFAULT_DECODE TRUE
 #define DEFAULT_POST_REPAIR TRUE
+#define DEFAULT_RECEIVER_REPORTS TRUE
+#define DEFAULT_ADAPT_RTCP_INTERVAL FALSE
 /* rtpsession sends transport-wide feedback only in RTCP packets, and its
  * first one after a randomised 1.25-3.75 s (RFC 3550 sec. 6.3.5, half the
  * 5 s minimum): the sender ran that long with no feedback. A 100 ms
@@ -77,6 +84,8 @@ enum
   PROP_DECODE,
   PROP_POST_REPAIR,
   PROP_POST_REPAIR_SENT,
+  PROP_RECEIVER_REPORTS,
+  PROP_ADAPT_RTCP_INTERVAL,
 };
 
 /* Depayloader and decoders (the first one installed) per encoding. */
@@ -161,116 +170,9 @@ on_fec_decoder (GstElement * rtpbin, guint session, GstRateControlRecv * self)
   if (pt < 0)
     return NULL;
   dec = gst_element_factory_make ("fecdec", NULL);
-  if (dec) {
+  if (dec)
     g_object_set (dec, "pt", (guint) pt, "format", format, NULL);
-    g_mutex_lock (&self->pr_lock);
-    gst_object_replace ((GstObject **) & self->fecdec, GST_OBJECT (dec));
-    self->pr_resync = TRUE;
-    g_mutex_unlock (&self->pr_lock);
-  }
   return dec;
-}
-
-/* The media as it reaches the depayloader, after FEC repair and the
- * jitterbuffer: a gap in the sequence numbers is a packet lost and not
- * repaired. */
-static GstPadProbeReturn
-post_repair_probe (GstPad * pad, GstPadProbeInfo * info,
-    GstRateControlRecv * self)
-{
-  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  guint16 seq;
-  guint32 ssrc;
-
-  if (!gst_rtp_buffer_map (GST_PAD_PROBE_INFO_BUFFER (info), GST_MAP_READ,
-          &rtp))
-    return GST_PAD_PROBE_OK;
-  seq = gst_rtp_buffer_get_seq (&rtp);
-  ssrc = gst_rtp_buffer_get_ssrc (&rtp);
-  gst_rtp_buffer_unmap (&rtp);
-  g_mutex_lock (&self->pr_lock);
-  if (!self->pr_have || ssrc != self->pr_ssrc) {
-    /* the first packet, or a new sender: a new interval */
-    self->pr_have = TRUE;
-    self->pr_ssrc = ssrc;
-    self->pr_begin = self->pr_last = seq;
-    self->pr_unrepaired = 0;
-    self->pr_resync = TRUE;
-  } else {
-    gint16 d = (gint16) (seq - self->pr_last);
-    if (d > 0) {
-      self->pr_unrepaired += d - 1;
-      self->pr_last = seq;
-    }
-  }
-  g_mutex_unlock (&self->pr_lock);
-  return GST_PAD_PROBE_OK;
-}
-
-/* rtpsession's on-sending-rtcp: one RFC 7509 block (XR BT 33) for the
- * interval since the last, if it holds a packet. Returns FALSE: the block
- * alone is no reason to send a packet the session may suppress. */
-static gboolean
-on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
-    GstRateControlRecv * self)
-{
-  RcReportBlock b = { 0 };
-  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
-  GstElement *dec;
-  guint recovered = 0, n;
-  guint32 own_ssrc = 0;
-  gboolean ok;
-
-  GST_OBJECT_LOCK (self);
-  ok = self->post_repair;
-  GST_OBJECT_UNLOCK (self);
-  if (!ok)
-    return FALSE;
-  /* fecdec's count outside pr_lock, which its streaming thread takes in
-   * post_repair_probe: no lock order to get wrong */
-  g_mutex_lock (&self->pr_lock);
-  dec = self->fecdec ? gst_object_ref (self->fecdec) : NULL;
-  g_mutex_unlock (&self->pr_lock);
-  if (dec) {
-    g_object_get (dec, "recovered", &recovered, NULL);
-    gst_object_unref (dec);
-  }
-  g_object_get (session, "internal-ssrc", &own_ssrc, NULL);
-  g_mutex_lock (&self->pr_lock);
-  if (self->pr_resync) {
-    /* a new stream (or a restart): repairs count from here */
-    self->pr_recovered = recovered;
-    self->pr_resync = FALSE;
-  }
-  n = (guint16) (self->pr_last + 1 - self->pr_begin);
-  if (!self->pr_have || n == 0) {
-    g_mutex_unlock (&self->pr_lock);
-    return FALSE;
-  }
-  b.kind = RC_REPORT_POST_REPAIR;
-  b.media_ssrc = self->pr_ssrc;
-  b.post_repair.begin_seq = self->pr_begin;
-  b.post_repair.end_seq = self->pr_last + 1;
-  b.post_repair.unrepaired = MIN (self->pr_unrepaired, n);
-  b.post_repair.repaired = MIN (recovered - self->pr_recovered,
-      n - b.post_repair.unrepaired);
-  ok = gst_rtcp_buffer_map (buffer, GST_MAP_READWRITE, &rtcp);
-  if (ok) {
-    ok = rc_rtcp_write_xr (&rtcp, own_ssrc, &b, 1);
-    gst_rtcp_buffer_unmap (&rtcp);
-  }
-  if (ok) {
-    self->pr_begin = self->pr_last + 1;
-    self->pr_unrepaired = 0;
-    self->pr_recovered = recovered;
-    self->pr_sent++;
-  }
-  g_mutex_unlock (&self->pr_lock);
-  GST_LOG_OBJECT (self, "post-repair %u..%u: %u unrepaired, %u repaired%s",
-      b.post_repair.begin_seq, b.post_repair.end_seq,
-      b.post_repair.unrepaired, b.post_repair.repaired, ok ? "" :
-      " (no room in the RTCP packet)");
-  return FALSE;
 }
 
 static void
@@ -280,9 +182,9 @@ on_pad_added (GstElement * rtpbin, GstPad * pad, GstRateControlRecv * self)
   guint session, ssrc, pt;
 
   if (sscanf (GST_PAD_NAME (pad), "recv_rtp_src_%u_%u_%u", &session, &ssrc,
-          &pt) != 3 || !self->depay)
+          &pt) != 3 || !self->depay || !self->report)
     return;
-  sink = gst_element_get_static_pad (self->depay, "sink");
+  sink = gst_element_get_static_pad (self->report, "sink");
   if (gst_pad_is_linked (sink)) {
     GST_WARNING_OBJECT (self, "a second stream (SSRC %08x, pt %u) is not "
         "played: the depayloader already has one", ssrc, pt);
@@ -307,7 +209,7 @@ build (GstRateControlRecv * self)
   GstElement *last;
   GstCaps *caps;
   gchar *encoding;
-  gboolean decode;
+  gboolean decode, post_repair, reports, adapt;
   gint port, rtcp, back, latency;
   gchar *host;
   GstPad *pad;
@@ -322,7 +224,16 @@ build (GstRateControlRecv * self)
   host = g_strdup (self->sender_host);
   latency = self->latency;
   caps = media_caps_locked (self);
+  post_repair = self->post_repair;
+  reports = self->receiver_reports;
+  adapt = self->adapt_rtcp_interval;
   GST_OBJECT_UNLOCK (self);
+
+  /* not under our lock: a child's property change notifies its parents */
+  if (self->report)
+    g_object_set (self->report, "post-repair-reports", post_repair,
+        "discard-reports", reports, "nadu-reports", reports,
+        "adapt-interval", adapt, NULL);
 
   g_object_set (self->rtpsrc, "port", port, "caps", caps, NULL);
   g_object_set (self->rtcpsrc, "port", rtcp, NULL);
@@ -360,10 +271,8 @@ build (GstRateControlRecv * self)
     return FALSE;
   }
   gst_bin_add (GST_BIN (self), self->depay);
-  pad = gst_element_get_static_pad (self->depay, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER,
-      (GstPadProbeCallback) post_repair_probe, self, NULL);
-  gst_object_unref (pad);
+  if (self->report)
+    gst_element_link (self->report, self->depay);
   last = self->depay;
   if (dec) {
     gst_bin_add (GST_BIN (self), dec);
@@ -385,12 +294,6 @@ gst_rate_control_recv_change_state (GstElement * element,
 
   if (transition == GST_STATE_CHANGE_NULL_TO_READY && !build (self))
     return GST_STATE_CHANGE_FAILURE;
-  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
-    /* a new run: a new interval from its first packet */
-    g_mutex_lock (&self->pr_lock);
-    self->pr_have = FALSE;
-    g_mutex_unlock (&self->pr_lock);
-  }
   ret = GST_ELEMENT_CLASS (gst_rate_control_recv_parent_class)->change_state
       (element, transition);
   /* Live: nothing to preroll until the first packet. */
@@ -469,6 +372,12 @@ gst_rate_control_recv_set_property (GObject * object, guint prop_id,
     case PROP_POST_REPAIR:
       self->post_repair = g_value_get_boolean (value);
       break;
+    case PROP_RECEIVER_REPORTS:
+      self->receiver_reports = g_value_get_boolean (value);
+      break;
+    case PROP_ADAPT_RTCP_INTERVAL:
+      self->adapt_rtcp_interval = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -517,11 +426,24 @@ gst_rate_control_recv_get_property (GObject * object, guint prop_id,
     case PROP_POST_REPAIR:
       g_value_set_boolean (value, self->post_repair);
       break;
-    case PROP_POST_REPAIR_SENT:
-      g_mutex_lock (&self->pr_lock);
-      g_value_set_uint64 (value, self->pr_sent);
-      g_mutex_unlock (&self->pr_lock);
+    case PROP_RECEIVER_REPORTS:
+      g_value_set_boolean (value, self->receiver_reports);
       break;
+    case PROP_ADAPT_RTCP_INTERVAL:
+      g_value_set_boolean (value, self->adapt_rtcp_interval);
+      break;
+    case PROP_POST_REPAIR_SENT:{
+      GstStructure *st = NULL;
+      guint64 n = 0;
+      if (self->report)
+        g_object_get (self->report, "stats", &st, NULL);
+      if (st)
+        gst_structure_get_uint64 (st, "post-repair-sent", &n);
+      g_value_set_uint64 (value, n);
+      if (st)
+        gst_structure_free (st);
+      break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -536,8 +458,6 @@ gst_rate_control_recv_finalize (GObject * object)
 
   g_free (self->sender_host);
   g_free (self->encoding_name);
-  gst_clear_object (&self->fecdec);
-  g_mutex_clear (&self->pr_lock);
   G_OBJECT_CLASS (gst_rate_control_recv_parent_class)->finalize (object);
 }
 
@@ -602,6 +522,18 @@ gst_rate_control_recv_class_init (GstRateControlRecvClass * klass)
       g_param_spec_uint64 ("post-repair-sent", "Post-repair blocks sent",
           "RFC 7509 blocks sent so far", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_RECEIVER_REPORTS,
+      g_param_spec_boolean ("receiver-reports", "Receiver reports",
+          "Add rcreceiver's late-discard (RFC 7002, RFC 7243) and NADU "
+          "reports to every RTCP packet, for the cnadu controller; "
+          "changeable in NULL", DEFAULT_RECEIVER_REPORTS, rw));
+  g_object_class_install_property (gobject_class, PROP_ADAPT_RTCP_INTERVAL,
+      g_param_spec_boolean ("adapt-rtcp-interval", "Adapt the RTCP interval",
+          "Let the RTCP interval follow C-NADU's Algorithm 1 (up to 5 s "
+          "while all is well): for cnadu. Off (the default), RTCP, and the "
+          "transport-wide feedback in it, goes every 100 ms or so, which "
+          "the TWCC controllers need; changeable in NULL",
+          DEFAULT_ADAPT_RTCP_INTERVAL, rw));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -624,7 +556,8 @@ gst_rate_control_recv_init (GstRateControlRecv * self)
   self->decode = DEFAULT_DECODE;
   self->fec_format = RC_FEC_FORMAT_FLEXFEC;
   self->post_repair = DEFAULT_POST_REPAIR;
-  g_mutex_init (&self->pr_lock);
+  self->receiver_reports = DEFAULT_RECEIVER_REPORTS;
+  self->adapt_rtcp_interval = DEFAULT_ADAPT_RTCP_INTERVAL;
 
   self->srcpad = gst_ghost_pad_new_no_target_from_template ("src",
       gst_static_pad_template_get (&src_template));
@@ -634,7 +567,10 @@ gst_rate_control_recv_init (GstRateControlRecv * self)
   self->rtcpsrc = gst_rc_bin_add_new (GST_BIN (self), "udpsrc", "rtcpsrc");
   self->rtpbin = gst_rc_bin_add_new (GST_BIN (self), "rtpbin", "rtpbin");
   self->rtcpsink = gst_rc_bin_add_new (GST_BIN (self), "udpsink", "rtcpsink");
-  if (!self->rtpsrc || !self->rtcpsrc || !self->rtpbin || !self->rtcpsink)
+  /* between rtpbin and the depayloader: discards, NADU, post-repair loss */
+  self->report = gst_rc_bin_add_new (GST_BIN (self), "rcreceiver", "report");
+  if (!self->rtpsrc || !self->rtcpsrc || !self->rtpbin || !self->rtcpsink ||
+      !self->report)
     return;
   g_object_set (self->rtcpsink, "sync", FALSE, "async", FALSE, NULL);
   g_signal_connect (self->rtpbin, "request-pt-map", G_CALLBACK (on_pt_map),
@@ -654,8 +590,6 @@ gst_rate_control_recv_init (GstRateControlRecv * self)
     g_signal_emit_by_name (self->rtpbin, "get-internal-session", 0, &session);
     if (session) {
       g_object_set (session, "rtcp-min-interval", RTCP_MIN_INTERVAL, NULL);
-      g_signal_connect (session, "on-sending-rtcp",
-          G_CALLBACK (on_sending_rtcp), self);
       g_object_unref (session);
     }
   }

@@ -24,17 +24,9 @@ struct _GstRateControlRecv
   GstElement *rtpsrc, *rtcpsrc, *rtpbin, *rtcpsink;
   GstElement *depay;            /* built at NULL->READY */
 
-  /* RFC 7509 post-repair loss (post_repair_*), pr_lock */
-  gboolean post_repair;         /* property (object lock) */
-  GMutex pr_lock;
-  GstElement *fecdec;           /* the session's, once rtpbin asked */
-  gboolean pr_have;             /* a media packet was seen */
-  guint32 pr_ssrc;              /* the media's */
-  guint16 pr_begin, pr_last;    /* the interval's first, the newest */
-  guint pr_unrepaired;          /* sequence gaps in the interval */
-  guint pr_recovered;           /* fecdec's count at the interval's start */
-  gboolean pr_resync;           /* take fecdec's count afresh */
-  guint64 pr_sent;              /* blocks sent */
+  /* the reports rcreceiver adds (properties, object lock) */
+  gboolean post_repair, receiver_reports, adapt_rtcp_interval;
+  GstElement *report;           /* rcreceiver */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (ratecontrolrecv);

@@ -101,7 +101,7 @@ gst_rc_encoder_info_for (GstElement * enc)
 }
 
 static gboolean
-is_encoder (GstElement * e)
+is_encoder (GstElement * e, gpointer unused)
 {
   GstElementFactory *f = gst_element_get_factory (e);
   const gchar *klass = f ? gst_element_factory_get_metadata (f,
@@ -143,10 +143,10 @@ gst_rc_linked_element_pad (GstPad * pad)
 }
 
 /* The element on the far side of `pad` (crossing bins), then the first pad
- * of the other direction on it, up to `depth` elements away; the first
- * element `match` accepts is returned (a ref). */
-static GstElement *
-walk_linked (GstPad * start, gboolean (*match) (GstElement *))
+ * of the other direction on it, up to SEARCH_DEPTH elements away; the first
+ * element `visit` accepts is returned (a ref). */
+GstElement *
+gst_rc_walk_linked (GstPad * start, GstRcVisit visit, gpointer data)
 {
   GstPad *pad = gst_object_ref (start);
   GstElement *found = NULL;
@@ -166,7 +166,7 @@ walk_linked (GstPad * start, gboolean (*match) (GstElement *))
     gst_object_unref (peer);
     if (!e)
       break;
-    if (match (e)) {
+    if (visit (e, data)) {
       found = e;
       break;
     }
@@ -189,14 +189,14 @@ GstElement *
 gst_rc_encoder_find_upstream (GstPad * sinkpad)
 {
   g_return_val_if_fail (GST_IS_PAD (sinkpad), NULL);
-  return walk_linked (sinkpad, is_encoder);
+  return gst_rc_walk_linked (sinkpad, is_encoder, NULL);
 }
 
 /* An rtpsession element: it exposes its RTPSession object, which emits the
  * RTCP signals. Found by what it offers, not by its type name, so a
  * subclass or a session inside any bin (rtpbin, webrtcbin) is found too. */
-static gboolean
-is_rtp_session (GstElement * e)
+gboolean
+gst_rc_is_rtp_session (GstElement * e, gpointer unused)
 {
   GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
       "internal-session");
@@ -211,7 +211,7 @@ gst_rc_rtp_session_find_downstream (GstPad * srcpad, GstElement ** element)
   GObject *session = NULL;
 
   g_return_val_if_fail (GST_IS_PAD (srcpad), NULL);
-  e = walk_linked (srcpad, is_rtp_session);
+  e = gst_rc_walk_linked (srcpad, gst_rc_is_rtp_session, NULL);
   if (e)
     g_object_get (e, "internal-session", &session, NULL);
   if (element)

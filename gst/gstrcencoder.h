@@ -44,6 +44,21 @@ const GstRcEncoderInfo *gst_rc_encoder_info_for (GstElement * enc);
  * ways. Returns a ref or NULL. */
 GstPad *gst_rc_linked_element_pad (GstPad * pad);
 
+/* TRUE stops a walk at `e`. */
+typedef gboolean (*GstRcVisit) (GstElement * e, gpointer data);
+
+/* From `start`, the elements linked on its side (upstream from a sink pad,
+ * downstream from a src pad), through bins and on through each element's
+ * first pad of the same direction, up to 10 elements; `visit` sees each.
+ * Returns the element `visit` stopped at (a ref), or NULL. */
+GstElement *gst_rc_walk_linked (GstPad * start, GstRcVisit visit,
+    gpointer data);
+
+/* An rtpsession element: it has an "internal-session" object that emits
+ * on-receiving-rtcp (rtpsession in rtpbin or webrtcbin, or a subclass).
+ * A GstRcVisit; `unused` is ignored. */
+gboolean gst_rc_is_rtp_session (GstElement * e, gpointer unused);
+
 /* The first video encoder (klass with Encoder and Video) upstream of
  * `sinkpad`, walking through single-input elements and bins. Returns a ref
  * or NULL. */

@@ -16,6 +16,7 @@ static const struct
   {"fecenc", "sink", "src"},
   {"fecdec", "sink", "src"},
   {"linksim", "sink_0", "src_0"},
+  {"rcreceiver", "sink", "src"},
 };
 
 static GstBuffer *
