@@ -494,6 +494,25 @@ deliver_pending_locked (GstUrcpSender * self, GstClockTime now,
   return n;
 }
 
+/* Once per sender: the controller lacks the feedback it is built on (a
+ * receiver without the reports it reads) and falls back to less. */
+static void
+warn_feedback_problem (GstUrcpSender * self)
+{
+  const gchar *problem = NULL;
+
+  g_mutex_lock (&self->ctrl_lock);
+  if (self->sender && !self->warned_feedback) {
+    problem = rc_controller_feedback_problem (rc_sender_get_controller
+        (self->sender));
+    self->warned_feedback = problem != NULL;
+  }
+  g_mutex_unlock (&self->ctrl_lock);
+  if (problem)
+    GST_ELEMENT_WARNING (self, STREAM, FAILED, ("%s", problem),
+        ("Put rcreceiver (or ratecontrolrecv) on the receiving side."));
+}
+
 /* Emitted before rtpsession processes the packet. Report blocks about our
  * stream wait for on_ssrc_active, which comes after rtpsession has worked
  * out their RTT in its own NTP time base; the rest goes on at once. */
@@ -529,6 +548,7 @@ on_receiving_rtcp (GObject * session, GstBuffer * buffer, GstUrcpSender * self)
     GST_INFO_OBJECT (self, "RTCP packet partly unreadable: %s",
         info.first_problem);
   carry_out (self, a, n);
+  warn_feedback_problem (self);
 }
 
 /* rtpsession has processed an SR/RR from `source`: its stats hold the RTT
@@ -576,6 +596,7 @@ on_ssrc_active (GObject * session, GObject * source, GstUrcpSender * self)
   n = deliver_pending_locked (self, now, a, MAX_ACTIONS);
   g_mutex_unlock (&self->ctrl_lock);
   carry_out (self, a, n);
+  warn_feedback_problem (self);
 }
 
 static void
@@ -1123,6 +1144,7 @@ start (GstUrcpSender * self)
     rc_sender_set_ssrc (sender, self->media_ssrc);
   self->warned_no_twcc_caps = FALSE;
   self->warned_no_encoder = FALSE;
+  self->warned_feedback = FALSE;
   self->warned_unknown_encoder = FALSE;
   self->post_no_encoder = FALSE;
   self->next_discovery = GST_CLOCK_TIME_NONE;

@@ -59,6 +59,8 @@ struct _GstUrcpSender
   GstClockTime next_discovery;
   gboolean warned_no_encoder;   /* (ctrl_lock) said on the bus once */
   gboolean warned_unknown_encoder;
+  gboolean warned_feedback;     /* (ctrl_lock) the controller's
+                                 * feedback_problem said on the bus */
   gboolean post_no_encoder;     /* (ctrl_lock) to be said on the bus */
 
   /* RTCP fallback (ctrl_lock) */

@@ -8,7 +8,8 @@
   X (urcp) \
   X (um) \
   X (fractal) \
-  X (vtum)
+  X (vtum) \
+  X (cnadu)
 
 #define DECLARE_INFO(n) extern const RcControllerInfo rc_##n##_info;
 RC_BUILTIN_CONTROLLERS (DECLARE_INFO)
@@ -345,6 +346,12 @@ rc_controller_on_feedback (RcController * c, const RcFeedback * fb,
     GstClockTime now)
 {
   c->klass->on_feedback (c, fb, now);
+}
+
+const gchar *
+rc_controller_feedback_problem (RcController * c)
+{
+  return c->klass->feedback_problem ? c->klass->feedback_problem (c) : NULL;
 }
 
 void

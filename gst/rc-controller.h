@@ -93,6 +93,15 @@ typedef struct
    * nothing about the path: do not learn from them. FALSE: the session
    * follows the controller again. */
   void (*set_capped) (RcController * c, gboolean capped, GstClockTime now);
+  /* May be NULL. A static sentence for users if the feedback the
+   * controller is built on has not arrived (e.g. a receiver without the
+   * reports it reads) and it falls back to less; NULL while all is there.
+   * The element warns once with it. */
+  const gchar *(*feedback_problem) (RcController * c);
+  /* TRUE: RTCP receiver reports reach on_feedback even while per-packet
+   * feedback is fresh (controllers built on RTCP reports); FALSE: only
+   * while it is stale. */
+  gboolean reports_always;
 } RcControllerClass;
 
 /* Tick cadence of RcControllerClass.on_tick. */
@@ -118,6 +127,10 @@ typedef struct _RcControllerInfo
    * fills in c->info and c->limits. */
   RcController *(*create) (const RcRateLimits * limits,
       const GstStructure * params);
+  /* TRUE: it reads reports that only a receiver-side element sends
+   * (rcreceiver: discards, NADU); runners put one on the receiving side
+   * for it. */
+  gboolean receiver_assisted;
 } RcControllerInfo;
 
 /* Every registered controller, built-ins first, in a stable order. The
@@ -180,6 +193,8 @@ void rc_controller_on_tick (RcController * c, GstClockTime now);
 gboolean rc_controller_limit_rate (RcController * c, guint64 bps,
     GstClockTime now);
 RcDecision rc_controller_get_decision (RcController * c);
+/* NULL if the controller has no feedback_problem or all is there. */
+const gchar *rc_controller_feedback_problem (RcController * c);
 GstStructure *rc_controller_get_stats (RcController * c);
 
 /* Stats conventions, for every controller and the session: bit rates as

@@ -724,9 +724,9 @@ rc_sender_on_reports (RcSender * s, const RcReportBlock * blocks, guint n,
       have_rr = TRUE;
       if (GST_CLOCK_TIME_IS_VALID (now))
         breaker_rr (s, &b, now);
-      if (twcc_fresh)
+      if (twcc_fresh && !s->ctrl->klass->reports_always)
         continue;
-      use_rr = TRUE;
+      use_rr = !twcc_fresh;
     }
     g_array_append_val (s->reports, b);
   }

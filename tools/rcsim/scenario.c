@@ -48,6 +48,7 @@ static const gchar *flow_keys[] = {
   "encoder", "content", "resolution",
   "key-interval", "key-factor", "frame-noise", "encoder-lag-ms", "mtu",
   "app-limit", "feedback", "feedback-interval-ms", "rtcp-interval-ms",
+  "receiver-reports", "adapt-rtcp-interval", "playout-latency-ms",
   "pacer-max-queue-ms", "pacing",
   "clock-offset-ms", "clock-skew-ppm", "pause", "fec",
   /* and every controller's parameters, "<controller>-<parameter>" */
@@ -130,6 +131,31 @@ get_double (GKeyFile * kf, const gchar * g, const gchar * k, gdouble def,
   }
   *out = v;
   return TRUE;
+}
+
+/* true, false or auto (-1; also when absent). */
+static gboolean
+get_auto_bool (GKeyFile * kf, const gchar * g, const gchar * k, gint * out,
+    GError ** error)
+{
+  gchar *s = g_key_file_get_string (kf, g, k, NULL);
+  gboolean ok = TRUE;
+
+  *out = -1;
+  if (s) {
+    g_strstrip (s);
+    if (!g_ascii_strcasecmp (s, "true"))
+      *out = 1;
+    else if (!g_ascii_strcasecmp (s, "false"))
+      *out = 0;
+    else if (g_ascii_strcasecmp (s, "auto")) {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+          "[%s] %s: true, false or auto", g, k);
+      ok = FALSE;
+    }
+  }
+  g_free (s);
+  return ok;
 }
 
 static gboolean
@@ -550,6 +576,13 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
         "[%s] rtcp-interval-ms: at least 10", g);
     goto fail;
   }
+  if (!get_auto_bool (kf, g, "receiver-reports", &base.receiver_reports,
+          error) || !get_auto_bool (kf, g, "adapt-rtcp-interval",
+          &base.adapt_rtcp_interval, error))
+    goto fail;
+  if (!get_nonneg (kf, g, "playout-latency-ms", 200, &v, error))
+    goto fail;
+  base.playout_latency = ms (v);
   if (!get_nonneg (kf, g, "pacer-max-queue-ms",
           (gdouble) base.sender.max_queue_time / GST_MSECOND, &v, error))
     goto fail;

@@ -57,6 +57,13 @@ typedef struct
   gboolean twcc;                /* per-packet feedback; FALSE: RTCP RR only */
   GstClockTime feedback_interval;
   GstClockTime rtcp_interval;   /* mean interval of SRs and RRs */
+  gint receiver_reports;        /* the receiver adds rcreceiver's blocks
+                                 * (discards, NADU) to its RRs: 1, 0, or
+                                 * -1: if the controller reads them */
+  gint adapt_rtcp_interval;     /* the receiver's RR interval follows
+                                 * C-NADU Algorithm 1: 1, 0, -1: with
+                                 * receiver reports */
+  GstClockTime playout_latency; /* the receiver's playout budget */
   GstClockTime clock_offset;    /* receiver clock minus sender clock */
   gdouble clock_skew_ppm;       /* receiver clock runs fast by this */
   GArray *pauses;               /* SimPeriod: source produces nothing */

@@ -44,6 +44,7 @@
 #include <gst/rtp/gstrtcpbuffer.h>
 #include "sim-private.h"
 #include "rc-rtcp.h"
+#include "rc-receiver.h"
 
 /* How long after the last flow stops in-flight packets are still
  * delivered and counted (longer than any queue plus delay we ship). */
@@ -119,6 +120,8 @@ struct _MediaState
   gboolean have_transit;
   guint32 lsr;                  /* middle 32 bits of the last SR's NTP time */
   GstClockTime sr_arrival;
+  RcReceiver *rx;               /* rcreceiver's measurements, if on */
+  gboolean adapt_rtcp;          /* RR interval by rx (Algorithm 1) */
 };
 
 struct _Sim
@@ -617,6 +620,13 @@ media_receive (Sim * sim, SimFlow * f, SimPkt * p)
     memset (m->rx_got->data + old, 0, m->rx_got->len - old);
   }
   m->rx_got->data[p->seq] = 1;
+  if (m->rx)
+    /* as rcreceiver sees it at the jitterbuffer: the transport index as
+     * the sequence number, the pacer entry as the capture time */
+    rc_receiver_on_packet (m->rx, SSRC_BASE + f->id, (guint16) p->seq,
+        (guint32) gst_util_uint64_scale (p->queued, RTP_CLOCK_RATE,
+            GST_SECOND), p->rtp_size > RTP_OVERHEAD ?
+        p->rtp_size - RTP_OVERHEAD : 0, receiver_clock (f, sim->now));
   r.seq = p->seq;
   r.send_ts = GST_CLOCK_TIME_NONE;
   r.recv_ts = receiver_clock (f, sim->now);
@@ -712,6 +722,49 @@ media_sr_arrive (Sim * sim, SimFlow * f, SimPkt * p)
   f->media->sr_arrival = sim->now;
 }
 
+/* The next RR: Algorithm 1's interval with rcreceiver, randomised as
+ * rtpsession does (RFC 3550 sec. 6.3.1), or the scenario's. */
+static GstClockTime
+rr_next (SimFlow * f)
+{
+  MediaState *m = f->media;
+
+  if (!m->adapt_rtcp)
+    return rtcp_next (f);
+  return (GstClockTime) (rc_receiver_interval (m->rx) *
+      g_rand_double_range (m->rtcp_rand, 0.5, 1.5));
+}
+
+/* rcreceiver's blocks for the interval since the last RR, into `rtcp`
+ * after the RR (NULL: an interval with nothing to report on); returns the
+ * bytes added. */
+static guint
+add_receiver_blocks (Sim * sim, SimFlow * f, GstRTCPBuffer * rtcp)
+{
+  MediaState *m = f->media;
+  GArray *blocks = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
+  GArray *xr = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
+  GArray *nadu = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
+  guint i, before = rtcp ? rtcp->map.size : 0;
+  guint32 ssrc = SSRC_BASE + 0x1000 + f->id;
+
+  rc_receiver_report (m->rx, receiver_clock (f, sim->now), 0, blocks);
+  if (!rtcp)
+    blocks->len = 0;
+  for (i = 0; i < blocks->len; i++) {
+    RcReportBlock *b = &g_array_index (blocks, RcReportBlock, i);
+    g_array_append_val (b->kind == RC_REPORT_NADU ? nadu : xr, *b);
+  }
+  if (xr->len)
+    rc_rtcp_write_xr (rtcp, ssrc, (RcReportBlock *) xr->data, xr->len);
+  if (nadu->len)
+    rc_rtcp_write_nadu (rtcp, ssrc, (RcReportBlock *) nadu->data, nadu->len);
+  g_array_unref (blocks);
+  g_array_unref (xr);
+  g_array_unref (nadu);
+  return rtcp ? rtcp->map.size - before : 0;
+}
+
 /* The receiver's RR about the flow (RFC 3550 sec. 6.4.2, appendix A.3). */
 static void
 media_send_rr (Sim * sim, gpointer obj, guint64 arg)
@@ -728,9 +781,13 @@ media_send_rr (Sim * sim, gpointer obj, guint64 arg)
 
   if (sim->now >= f->stop + FEEDBACK_TAIL)
     return;
-  sim_schedule (sim, sim->now + rtcp_next (f), media_send_rr, f, 0);
-  if (m->rx_received == 0)
-    return;                     /* nothing received: no report block */
+  if (m->rx_received == 0) {
+    /* nothing received: no report block (Algorithm 1 line 17) */
+    if (m->rx)
+      add_receiver_blocks (sim, f, NULL);
+    sim_schedule (sim, sim->now + rr_next (f), media_send_rr, f, 0);
+    return;
+  }
   exp_int = expected - m->expected_prior;
   rec_int = m->rx_received - m->received_prior;
   m->expected_prior = expected;
@@ -751,8 +808,11 @@ media_send_rr (Sim * sim, gpointer obj, guint64 arg)
       (gint32) CLAMP (lost, -8388608, 8388607),
       (guint32) (expected ? expected - 1 : 0), (guint32) m->jitter, m->lsr,
       dlsr);
+  if (m->rx)
+    p->wire_size += add_receiver_blocks (sim, f, &rtcp);
   gst_rtcp_buffer_unmap (&rtcp);
   sim_send (sim, p);
+  sim_schedule (sim, sim->now + rr_next (f), media_send_rr, f, 0);
 }
 
 static void
@@ -795,6 +855,16 @@ media_init (Sim * sim, SimFlow * f)
   m->rtcp_rand = g_rand_new_with_seed (derive_seed (sim->seed, 0x100 + f->id,
           2));
   m->sr_arrival = GST_CLOCK_TIME_NONE;
+  if (f->cfg->receiver_reports > 0 || (f->cfg->receiver_reports < 0 &&
+          f->cfg->sender.controller->receiver_assisted)) {
+    RcReceiverConfig rc;
+    rc_receiver_config_init (&rc);
+    rc.latency = f->cfg->playout_latency;
+    rc.clock_rate = RTP_CLOCK_RATE;
+    m->adapt_rtcp = f->cfg->adapt_rtcp_interval != 0;
+    rc.adapt_interval = m->adapt_rtcp;
+    m->rx = rc_receiver_new (&rc);
+  }
   rc_sender_set_ssrc (m->sender, SSRC_BASE + f->id);
   if (f->start >= f->stop)
     return;
@@ -803,7 +873,7 @@ media_init (Sim * sim, SimFlow * f)
     sim_schedule (sim, f->start + f->cfg->feedback_interval, media_feedback,
         f, 0);
   sim_schedule (sim, f->start + rtcp_next (f), media_send_sr, f, 0);
-  sim_schedule (sim, f->start + rtcp_next (f), media_send_rr, f, 0);
+  sim_schedule (sim, f->start + rr_next (f), media_send_rr, f, 0);
 }
 
 static void
@@ -824,6 +894,7 @@ media_free (SimFlow * f)
   g_array_unref (m->pending);
   g_array_unref (m->reports);
   g_rand_free (m->rtcp_rand);
+  rc_receiver_free (m->rx);
   sim_encoder_free (m->enc);
   g_ptr_array_unref (m->stat_names);
   g_free (m);
