@@ -180,16 +180,17 @@ arrival_probe (GstPad * pad, GstPadProbeInfo * info, GstRcReceiver * self)
 }
 
 /* rtpsession's on-sending-rtcp (its RTCP thread, session lock not held):
- * the blocks for the interval since the last packet, and the interval
- * Algorithm 1 wants next. Returns FALSE: the blocks alone are no reason
- * to send a packet the session may suppress. */
+ * the blocks for the interval since the last regular packet, and the
+ * interval Algorithm 1 wants next ("RTCP RR timeout"). Early packets
+ * (transport-wide feedback, NACKs: RFC 4585 sec. 3.5) carry none: they
+ * come at the feedback's pace, not the report interval's. Returns FALSE:
+ * the blocks alone are no reason to send a packet the session may
+ * suppress. */
 static gboolean
 on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
     GstRcReceiver * self)
 {
-  GArray *blocks = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
-  GArray *xr = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
-  GArray *nadu = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
+  GArray *blocks, *xr, *nadu;
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstElement *dec;
   GstClockTime now, interval = GST_CLOCK_TIME_NONE;
@@ -197,6 +198,11 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
   guint32 own_ssrc = 0;
   gboolean ok = TRUE, adapt, discards, nadus, repairs;
 
+  if (early)
+    return FALSE;
+  blocks = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
+  xr = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
+  nadu = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
   /* fecdec's count outside our lock, which the streaming threads take */
   g_mutex_lock (&self->lock);
   dec = self->fecdec ? gst_object_ref (self->fecdec) : NULL;

@@ -5,6 +5,8 @@
 #           the controller then sees an application-limited source; use
 #           snow for content that fills any target)
 #   MAX_BITRATE  urcpsender max-bitrate in bit/s, default 20000000
+#   CONTROLLER   urcpsender controller, default urcp (cnadu: run
+#                pipelines/cnadu-receiver.sh on the other side)
 #   GST_PLUGIN_PATH defaults to this checkout's build/gst
 # Watch the controller with GST_DEBUG=urcpsender:5.
 # The RTP udpsink has sync=false: urcpsender's pacer decides when packets
@@ -17,12 +19,13 @@ set -eu
 . "$(dirname "$0")/common.sh"
 HOST="${HOST:-127.0.0.1}"; PORT="${PORT:-5000}"
 PATTERN="${PATTERN:-ball}"; MAX_BITRATE="${MAX_BITRATE:-20000000}"
+CONTROLLER="${CONTROLLER:-urcp}"
 TWCC="http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 exec gst-launch-1.0 -e rtpbin name=rtpbin \
   videotestsrc is-live=true pattern="$PATTERN" ! video/x-raw,width=640,height=480,framerate=30/1 ! \
   vp8enc deadline=1 ! rtpvp8pay pt=96 ! \
   "application/x-rtp,extmap-1=(string)$TWCC" ! \
-  urcpsender max-bitrate="$MAX_BITRATE" ! rtpbin.send_rtp_sink_0 \
+  urcpsender controller="$CONTROLLER" max-bitrate="$MAX_BITRATE" ! rtpbin.send_rtp_sink_0 \
   rtpbin.send_rtp_src_0 ! udpsink host="$HOST" port="$PORT" sync=false \
   rtpbin.send_rtcp_src_0 ! udpsink host="$HOST" port=$((PORT + 1)) sync=false async=false \
   udpsrc port=$((PORT + 5)) ! rtpbin.recv_rtcp_sink_0

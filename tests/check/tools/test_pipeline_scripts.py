@@ -5,7 +5,7 @@ arguments and GST_PLUGIN_PATH (no pipeline runs).
 
     test_pipeline_scripts.py PIPELINES_DIR
 
-- the receivers (urcp-, fec- and ratecontrol-receiver.sh) decode into fakesink
+- the receivers (urcp-, fec-, ratecontrol- and cnadu-receiver.sh) decode into fakesink
   without a display, autovideosink with DISPLAY or WAYLAND_DISPLAY, and
   SINK when it is set, display or not;
 - every script uses this checkout's build/gst when GST_PLUGIN_PATH is
@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-RECEIVERS = ["urcp-receiver.sh", "fec-receiver.sh", "ratecontrol-receiver.sh"]
+RECEIVERS = ["urcp-receiver.sh", "fec-receiver.sh", "ratecontrol-receiver.sh",
+             "cnadu-receiver.sh"]
 ALL = RECEIVERS + ["urcp-sender.sh", "fec-sender.sh", "linksim-relay.sh",
                    "ratecontrol-sender.sh"]
 

@@ -1,0 +1,390 @@
+/* Real pipelines for the receiver-assisted controller: vp8enc ! rtpvp8pay !
+ * urcpsender controller=cnadu ! rtpbin over UDP, through linksim (1 Mbit/s,
+ * 20 ms, 300 ms queue) into a stock rtpbin receiver, with and without
+ * rcreceiver behind it.
+ *
+ * With rcreceiver: its RTCP is valid on the wire (each packet walked with
+ * GstRTCPBuffer, each XR discard block and NADU block read field by field
+ * against RFC 3611/7002/7243 and TS 26.234), the sender's stock rtpbin
+ * takes it without an error or warning, and C-NADU decides on it.
+ * Without: urcpsender warns that the reports C-NADU needs are missing. */
+#include <gst/check/gstcheck.h>
+#include <gst/rtp/gstrtpbuffer.h>
+#include <gst/rtp/gstrtcpbuffer.h>
+#include "pipeline-util.h"
+
+#define TWCC_CAPS ",extmap-1=(string)" \
+  "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+#define LATENCY_MS 200
+
+/* %s: " ! rcreceiver name=rx ..." or nothing. */
+static const gchar *receiver_fmt =
+    "rtpbin name=rtpbin latency=200 "
+    "udpsrc name=rtp_src port=0 caps=\"application/x-rtp,media=video,"
+    "clock-rate=90000,encoding-name=VP8,payload=96" TWCC_CAPS "\" ! "
+    "linksim capacity=1000000 delay=20000000 queue-limit-ms=300 ! "
+    "rtpbin.recv_rtp_sink_0 "
+    "rtpbin. %s ! rtpvp8depay ! fakesink sync=false "
+    "udpsrc name=rtcp_src port=0 ! rtpbin.recv_rtcp_sink_0 "
+    "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_back host=127.0.0.1 "
+    "sync=false async=false";
+
+static const gchar *sender_desc =
+    "rtpbin name=rtpbin "
+    "videotestsrc is-live=true pattern=snow ! "
+    "video/x-raw,width=320,height=240,framerate=30/1 ! "
+    "vp8enc deadline=1 ! rtpvp8pay pt=96 ! application/x-rtp" TWCC_CAPS " ! "
+    "urcpsender name=rc controller=cnadu max-bitrate=3000000 ! "
+    "rtpbin.send_rtp_sink_0 "
+    "rtpbin.send_rtp_src_0 ! udpsink name=rtp_out host=127.0.0.1 sync=false "
+    "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_out host=127.0.0.1 "
+    "sync=false async=false "
+    "udpsrc name=rtcp_in port=0 ! rtpbin.recv_rtcp_sink_0";
+
+typedef struct
+{
+  GMutex lock;
+  guint32 media_ssrc;           /* from the RTP packets */
+  guint16 max_seq;
+  gboolean have_media;
+  guint discard_blocks, bytes_blocks, nadu_blocks, packets;
+  guint nadu_buffered;          /* NADU blocks with a playout delay */
+  gchar *problem;               /* the first field that was wrong */
+} Wire;
+
+static void
+wrong (Wire * w, gchar * what)
+{
+  if (!w->problem)
+    w->problem = what;
+  else
+    g_free (what);
+}
+
+static GstPadProbeReturn
+rtp_probe (GstPad * pad, GstPadProbeInfo * info, Wire * w)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+
+  if (gst_rtp_buffer_map (GST_PAD_PROBE_INFO_BUFFER (info), GST_MAP_READ,
+          &rtp)) {
+    g_mutex_lock (&w->lock);
+    w->media_ssrc = gst_rtp_buffer_get_ssrc (&rtp);
+    if (!w->have_media || (gint16) (gst_rtp_buffer_get_seq (&rtp) -
+            w->max_seq) > 0)
+      w->max_seq = gst_rtp_buffer_get_seq (&rtp);
+    w->have_media = TRUE;
+    g_mutex_unlock (&w->lock);
+    gst_rtp_buffer_unmap (&rtp);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* One XR packet: every block about the media checked. `p` is the packet,
+ * `len` its length in bytes. */
+static void
+check_xr (Wire * w, const guint8 * p, guint len)
+{
+  guint off = 8;
+
+  while (off + 4 <= len) {
+    guint bt = p[off], blen = 4 * (GST_READ_UINT16_BE (p + off + 2) + 1);
+    if (off + blen > len) {
+      wrong (w, g_strdup ("XR block runs past its packet"));
+      return;
+    }
+    if (bt == 24 || bt == 26) {
+      guint32 ssrc = GST_READ_UINT32_BE (p + off + 4);
+      guint32 count = GST_READ_UINT32_BE (p + off + 8);
+      if (blen != 12)
+        wrong (w, g_strdup_printf ("BT %u: %u bytes, want 12", bt, blen));
+      if (ssrc != w->media_ssrc)
+        wrong (w, g_strdup_printf ("BT %u about %08x, media is %08x", bt,
+                ssrc, w->media_ssrc));
+      /* RFC 7002/7243: I = 2, interval values */
+      if ((p[off + 1] >> 6) != 2)
+        wrong (w, g_strdup_printf ("BT %u: I = %u", bt, p[off + 1] >> 6));
+      if (bt == 24) {
+        w->discard_blocks++;
+        if (((p[off + 1] >> 4) & 3) != 0 || (p[off + 1] & 0xf))
+          wrong (w, g_strdup ("BT 24: DT or reserved bits not 0"));
+        if (count > 2000)
+          wrong (w, g_strdup_printf ("BT 24: %u discards in one interval",
+                  count));
+      } else {
+        w->bytes_blocks++;
+        if (p[off + 1] & 0x3f)
+          wrong (w, g_strdup ("BT 26: E (late) or reserved bits not 0"));
+        if (count > 2000 * 1400)
+          wrong (w, g_strdup_printf ("BT 26: %u bytes in one interval",
+                  count));
+      }
+    }
+    off += blen;
+  }
+}
+
+static void
+check_nadu (Wire * w, GstRTCPPacket * pkt)
+{
+  guint8 *data = gst_rtcp_packet_app_get_data (pkt);
+  guint16 words = gst_rtcp_packet_app_get_data_length (pkt);
+  guint i;
+
+  if (words % 3 != 0 || words == 0) {
+    wrong (w, g_strdup_printf ("NADU data of %u words", words));
+    return;
+  }
+  for (i = 0; i < words / 3; i++) {
+    const guint8 *b = data + 12 * i;
+    guint32 ssrc = GST_READ_UINT32_BE (b);
+    guint16 delay = GST_READ_UINT16_BE (b + 4);
+    guint16 nsn = GST_READ_UINT16_BE (b + 6);
+    w->nadu_blocks++;
+    if (ssrc != w->media_ssrc)
+      wrong (w, g_strdup_printf ("NADU about %08x, media is %08x", ssrc,
+              w->media_ssrc));
+    if (delay != 0xffff) {
+      w->nadu_buffered++;
+      if (delay > LATENCY_MS)
+        wrong (w, g_strdup_printf ("NADU playout delay %u ms > %u", delay,
+                LATENCY_MS));
+    }
+    /* the next packet to play is one received, or the next expected */
+    if ((gint16) (nsn - w->max_seq) > 1 || (gint16) (w->max_seq - nsn) > 2000)
+      wrong (w, g_strdup_printf ("NADU NSN %u, newest seq %u", nsn,
+              w->max_seq));
+    if (GST_READ_UINT16_BE (b + 8) & 0xffe0)
+      wrong (w, g_strdup ("NADU reserved bits not 0"));
+  }
+}
+
+/* Each RTCP packet the receiver sends, walked with GstRTCPBuffer. */
+static GstPadProbeReturn
+rtcp_probe (GstPad * pad, GstPadProbeInfo * info, Wire * w)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstRTCPPacket pkt;
+  gboolean more;
+
+  g_mutex_lock (&w->lock);
+  /* rtpsession's early packets (transport-wide feedback) are reduced-size
+   * (RFC 5506): no RR first */
+  if (!gst_rtcp_buffer_validate_reduced (buf)) {
+    GstMapInfo map;
+    GString *hex = g_string_new ("an RTCP packet that does not validate:");
+    gsize i;
+    gst_buffer_map (buf, &map, GST_MAP_READ);
+    for (i = 0; i < map.size; i++)
+      g_string_append_printf (hex, " %02x", map.data[i]);
+    gst_buffer_unmap (buf, &map);
+    wrong (w, g_string_free (hex, FALSE));
+    g_mutex_unlock (&w->lock);
+    return GST_PAD_PROBE_OK;
+  }
+  w->packets++;
+  gst_rtcp_buffer_map (buf, GST_MAP_READ, &rtcp);
+  for (more = gst_rtcp_buffer_get_first_packet (&rtcp, &pkt); more;
+      more = gst_rtcp_packet_move_to_next (&pkt)) {
+    const guint8 *p = rtcp.map.data + pkt.offset;
+    guint len = 4 * (gst_rtcp_packet_get_length (&pkt) + 1);
+
+    if (gst_rtcp_packet_get_type (&pkt) == GST_RTCP_TYPE_XR)
+      check_xr (w, p, len);
+    else if (gst_rtcp_packet_get_type (&pkt) == GST_RTCP_TYPE_APP &&
+        gst_rtcp_packet_app_get_subtype (&pkt) == 0 &&
+        memcmp (gst_rtcp_packet_app_get_name (&pkt), "PSS0", 4) == 0)
+      check_nadu (w, &pkt);
+  }
+  gst_rtcp_buffer_unmap (&rtcp);
+  g_mutex_unlock (&w->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+add_probe (GstElement * pipeline, const gchar * name, const gchar * pad,
+    GstPadProbeCallback cb, Wire * w)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstPad *p = gst_element_get_static_pad (e, pad);
+
+  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, cb, w, NULL);
+  gst_object_unref (p);
+  gst_object_unref (e);
+}
+
+static void
+start_pair (const gchar * behind_rtpbin, GstElement ** send,
+    GstElement ** recv)
+{
+  GError *err = NULL;
+  gchar *desc = g_strdup_printf (receiver_fmt, behind_rtpbin);
+  GstElement *rtcp_back;
+
+  *recv = gst_parse_launch (desc, &err);
+  g_free (desc);
+  fail_unless (*recv != NULL, "receiver: %s", err ? err->message : "");
+  *send = gst_parse_launch (sender_desc, &err);
+  fail_unless (*send != NULL, "sender: %s", err ? err->message : "");
+  fail_unless (gst_element_set_state (*recv, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (*send, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  pipeline_set_port (*send, "rtp_out", pipeline_bound_port (*recv, "rtp_src"));
+  pipeline_set_port (*send, "rtcp_out", pipeline_bound_port (*recv,
+          "rtcp_src"));
+  rtcp_back = gst_bin_get_by_name (GST_BIN (*recv), "rtcp_back");
+  g_object_set (rtcp_back, "port", pipeline_bound_port (*send, "rtcp_in"),
+      NULL);
+  gst_object_unref (rtcp_back);
+}
+
+/* Streams for `seconds`; fails on an error; returns the first warning
+ * message of `send` (newly allocated) or NULL. */
+static gchar *
+stream_for (GstElement * send, GstElement * recv, guint seconds)
+{
+  GstClockTime deadline = gst_util_get_timestamp () + seconds * GST_SECOND;
+  GstBus *bus = gst_element_get_bus (send);
+  gchar *warning = NULL;
+
+  fail_if (gst_element_set_state (recv, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (send, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  while (gst_util_get_timestamp () < deadline) {
+    GstMessage *m;
+    g_usleep (100000);
+    pipeline_check_no_error (recv);
+    /* errors and warnings in one pop: a filtered pop drops the others */
+    while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING |
+                GST_MESSAGE_ERROR))) {
+      GError *e = NULL;
+      if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+        gst_message_parse_error (m, &e, NULL);
+        fail ("sender error from %s: %s", GST_MESSAGE_SRC_NAME (m),
+            e->message);
+      }
+      gst_message_parse_warning (m, &e, NULL);
+      GST_INFO ("sender warning from %s: %s", GST_MESSAGE_SRC_NAME (m),
+          e->message);
+      if (!warning)
+        warning = g_strdup_printf ("%s: %s", GST_MESSAGE_SRC_NAME (m),
+            e->message);
+      g_error_free (e);
+      gst_message_unref (m);
+    }
+  }
+  gst_object_unref (bus);
+  return warning;
+}
+
+static void
+stop_pair (GstElement * send, GstElement * recv)
+{
+  gst_element_set_state (send, GST_STATE_NULL);
+  gst_element_set_state (recv, GST_STATE_NULL);
+  gst_object_unref (send);
+  gst_object_unref (recv);
+}
+
+GST_START_TEST (test_cnadu_with_rcreceiver)
+{
+  GstElement *send, *recv, *rc, *rx;
+  GstStructure *st, *rxst;
+  Wire w = { 0 };
+  guint64 reports = 0, nadu = 0, discard = 0, rx_packets = 0;
+  gchar *warning;
+
+  g_mutex_init (&w.lock);
+  /* max-interval 1 s: Algorithm 1 starts at 5 s, too slow for a short
+   * test */
+  start_pair ("! rcreceiver name=rx max-interval=1000", &send, &recv);
+  add_probe (recv, "rtp_src", "src", (GstPadProbeCallback) rtp_probe, &w);
+  add_probe (recv, "rtcp_back", "sink", (GstPadProbeCallback) rtcp_probe,
+      &w);
+  warning = stream_for (send, recv, 12);
+
+  rc = gst_bin_get_by_name (GST_BIN (send), "rc");
+  rx = gst_bin_get_by_name (GST_BIN (recv), "rx");
+  g_object_get (rc, "stats", &st, NULL);
+  g_object_get (rx, "stats", &rxst, NULL);
+  GST_INFO ("sender: %" GST_PTR_FORMAT, st);
+  GST_INFO ("rcreceiver: %" GST_PTR_FORMAT, rxst);
+  fail_unless (gst_structure_get_uint64 (st, "reports", &reports));
+  fail_unless (gst_structure_get_uint64 (st, "nadu-reports", &nadu));
+  fail_unless (gst_structure_get_uint64 (st, "discard-reports", &discard));
+  fail_unless (gst_structure_get_uint64 (rxst, "packets", &rx_packets));
+
+  g_mutex_lock (&w.lock);
+  fail_unless (w.problem == NULL, "on the wire: %s", w.problem);
+  /* RTCP from rtpsession's first report on, at least every second */
+  fail_unless (w.packets >= 5, "%u RTCP packets", w.packets);
+  fail_unless (w.discard_blocks >= 5 && w.bytes_blocks == w.discard_blocks,
+      "%u discard, %u bytes-discarded blocks", w.discard_blocks,
+      w.bytes_blocks);
+  fail_unless (w.nadu_blocks == w.discard_blocks, "%u NADU blocks",
+      w.nadu_blocks);
+  fail_unless (w.nadu_buffered >= 1, "no NADU with a playout delay");
+  g_mutex_unlock (&w.lock);
+  /* the stock sender rtpbin took it without a word; C-NADU read it */
+  fail_unless (warning == NULL, "sender warned: %s", warning);
+  fail_unless (rx_packets > 200, "rcreceiver saw %" G_GUINT64_FORMAT
+      " packets", rx_packets);
+  fail_unless (nadu >= 4 && discard >= 4, "cnadu read %" G_GUINT64_FORMAT
+      " NADU, %" G_GUINT64_FORMAT " discard reports", nadu, discard);
+  fail_unless (reports >= 3, "cnadu decided %" G_GUINT64_FORMAT " times",
+      reports);
+
+  gst_structure_free (st);
+  gst_structure_free (rxst);
+  gst_object_unref (rc);
+  gst_object_unref (rx);
+  stop_pair (send, recv);
+  g_free (w.problem);
+  g_mutex_clear (&w.lock);
+}
+
+GST_END_TEST;
+
+/* A stock receiver: no NADU, no discards; urcpsender says so once. */
+GST_START_TEST (test_cnadu_stock_receiver_warns)
+{
+  GstElement *send, *recv, *rtpbin;
+  GObject *session = NULL;
+  gchar *warning;
+
+  start_pair ("", &send, &recv);
+  /* an application's setting, not a receiver element: reports every
+   * 0.5 s so that three arrive in a short test */
+  rtpbin = gst_bin_get_by_name (GST_BIN (recv), "rtpbin");
+  g_signal_emit_by_name (rtpbin, "get-internal-session", 0, &session);
+  g_object_set (session, "rtcp-min-interval", (guint64) 500 * GST_MSECOND,
+      NULL);
+  g_object_unref (session);
+  gst_object_unref (rtpbin);
+  warning = stream_for (send, recv, 10);
+  fail_unless (warning != NULL, "no warning from the sender");
+  fail_unless (strstr (warning, "rc: cnadu: the receiver sends no NADU") ==
+      warning, "warning: %s", warning);
+  g_free (warning);
+  stop_pair (send, recv);
+}
+
+GST_END_TEST;
+
+static Suite *
+cnadu_pipeline_suite (void)
+{
+  Suite *s = suite_create ("cnadu_pipeline");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 60);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_cnadu_with_rcreceiver);
+  tcase_add_test (tc, test_cnadu_stock_receiver_warns);
+  return s;
+}
+
+GST_CHECK_MAIN (cnadu_pipeline);
