@@ -8,7 +8,7 @@
  *         [--duration S] [--bench]
  *   rcsim SCENARIO --from-log FILE [--controller NAME] [--seed N] [--json]
  *         [--csv DIR] [--duration S]
- *   rcsim --list-controllers
+ *   rcsim --list-controllers [--receiver-assisted]
  *
  * SCENARIO is a file, or the name of an installed one (rcsim clean-1mbps:
  * RCSIM_SCENARIO_DIR, else DATADIR/gst-ratecontrol/scenarios).
@@ -27,7 +27,7 @@ static gboolean opt_json;
 static gchar *opt_csv;
 static gdouble opt_duration;
 static gboolean opt_bench;
-static gboolean opt_list;
+static gboolean opt_list, opt_assisted;
 static gchar *opt_log;
 
 /* VmHWM of /proc/self/status (Linux); 0 where there is none. For the soak
@@ -66,6 +66,9 @@ static GOptionEntry entries[] = {
         "standard input)", "FILE"},
   {"list-controllers", 0, 0, G_OPTION_ARG_NONE, &opt_list,
       "List the controller names and exit", NULL},
+  {"receiver-assisted", 0, 0, G_OPTION_ARG_NONE, &opt_assisted,
+        "With --list-controllers: only those that read rcreceiver's reports "
+        "(the runners put one on their receiving side)", NULL},
   {NULL}
 };
 
@@ -163,7 +166,8 @@ main (int argc, char **argv)
     guint k, n;
     const RcControllerInfo *const *l = rc_controller_list (&n);
     for (k = 0; k < n; k++)
-      g_print ("%s\n", l[k]->name);
+      if (!opt_assisted || l[k]->receiver_assisted)
+        g_print ("%s\n", l[k]->name);
     return 0;
   }
   if (argc != 2) {

@@ -171,6 +171,10 @@ class Scenario:
         f.size_min = int(key(kf, g, "size-min", 0.0, float))
         f.size_max = int(key(kf, g, "size-max", float(f.size_min), float))
         f.think_mean_s = key(kf, g, "think-mean", 10.0, float)
+        # the receiver (docs/scenarios.md): rcreceiver behind its rtpbin
+        f.receiver_reports = key(kf, g, "receiver-reports", "auto").strip().lower()
+        f.adapt_rtcp = key(kf, g, "adapt-rtcp-interval", "auto").strip().lower()
+        f.playout_latency_ms = int(key(kf, g, "playout-latency-ms", 200.0, float))
         f.keys = {k: kf.get_string(g, k).strip() for k in kf.get_keys(g)[0]}
         return f
 
@@ -238,6 +242,7 @@ def load(args):
     rcsim = require_rcsim(args.rcsim)
     check_scenario(rcsim, args.scenario)
     scen = Scenario(args.scenario)
+    scen.assisted = receiver_assisted(rcsim)
     check_media(scen, args.content)
     return rcsim, scen
 
@@ -282,6 +287,23 @@ def require_rcsim(path):
         die(f"rcsim not found{': ' + rcsim if rcsim else ''}: pass --rcsim PATH "
             "(the build's tools/rcsim/rcsim)")
     return rcsim
+
+
+def receiver_assisted(rcsim):
+    """The controllers that read rcreceiver's reports (their registry
+    entry says so; rcsim lists them)."""
+    p = subprocess.run([rcsim, "--list-controllers", "--receiver-assisted"],
+                       capture_output=True, text=True, check=True)
+    return set(p.stdout.split())
+
+
+def receiver_setup(flow, ctrl, assisted):
+    """(rcreceiver on the receiving side, its adapt-interval) for `flow`
+    run by `ctrl`: the scenario's receiver-reports and adapt-rtcp-interval,
+    `auto` meaning: if the controller reads the reports (as rcsim does)."""
+    on = flow.receiver_reports == "true" or (flow.receiver_reports == "auto" and ctrl in assisted)
+    adapt = on and flow.adapt_rtcp != "false"
+    return on, adapt
 
 
 def check_scenario(rcsim, path):
@@ -488,17 +510,27 @@ class MediaReceiver:
     """A stock receiving rtpbin (the extmap in its caps makes it send TWCC
     feedback) whose decoded-nothing output goes to a fakesink, one per
     stream (the media's, and the repair packets' SSRC when fecenc sends
-    any: an unlinked pad would stop the pipeline with not-linked)."""
+    any: an unlinked pad would stop the pipeline with not-linked). With
+    `report`, the first stream passes rcreceiver (its reports for the
+    receiver-assisted controllers; `adapt`: C-NADU's RTCP interval) and
+    the jitterbuffer's latency is `latency_ms`, the playout budget."""
 
-    def __init__(self):
-        self.rtpbin = make("rtpbin")
+    def __init__(self, report=False, adapt=False, latency_ms=200):
+        self.rtpbin = make("rtpbin", latency=latency_ms)
         self.sink = make("fakesink", sync=False, **NO_ASYNC)
         self.elems = [self.rtpbin, self.sink]
+        self.report = None
+        if report:
+            self.report = make("rcreceiver", adapt_interval=adapt)
+            self.elems.append(self.report)
 
         def on_pad(rtpbin, pad):
             if not pad.get_name().startswith("recv_rtp_src_"):
                 return
-            sink = self.sink
+            # linked here, where both are in the pipeline
+            if self.report and not self.report.get_static_pad("src").is_linked():
+                self.report.link(self.sink)
+            sink = self.report or self.sink
             if sink.get_static_pad("sink").is_linked():
                 sink = make("fakesink", sync=False, **NO_ASYNC)
                 rtpbin.get_parent().add(sink)
