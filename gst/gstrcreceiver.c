@@ -31,6 +31,12 @@
  * RTCP packets unless rtpsession's `twcc-feedback-interval` is set: for a
  * TWCC controller leave the interval alone (adapt-interval=false).
  *
+ * With #GstRcReceiver:r3cp it also runs R^3CP^+'s receiver (seed 004): each
+ * report ends a control period of one forecast RTT, RLS forecasts loss and
+ * RTT, Table 1 gives the rate to ask for, and an RFC 5104 TMMBR asks the
+ * sender for it; an RFC 3611 RRTR in each report lets the sender's DLRR
+ * answer give the RTT (urcpsender answers; docs/r3cp.md).
+ *
  * Packets are observed where they arrive, on the jitterbuffer's sink pad;
  * without a jitterbuffer upstream, where they reach this element. Without
  * an RTP session upstream nothing can be sent: the element warns once and
@@ -69,6 +75,11 @@ enum
   PROP_DISCARD_REPORTS,
   PROP_NADU_REPORTS,
   PROP_POST_REPAIR_REPORTS,
+  PROP_R3CP,
+  PROP_R3CP_MEMORY,
+  PROP_R3CP_FORGETTING,
+  PROP_R3CP_LOSS_LOW,
+  PROP_R3CP_LOSS_HIGH,
   PROP_STATS,
 };
 
@@ -140,6 +151,12 @@ ensure_rx_locked (GstRcReceiver * self)
   cfg.max_interval = self->max_interval_ms * GST_MSECOND;
   cfg.floor_interval = MIN (self->min_interval_ms,
       self->max_interval_ms) * GST_MSECOND;
+  cfg.r3cp = self->r3cp;
+  rc_r3cp_config_init (&cfg.r3cp_cfg);
+  cfg.r3cp_cfg.memory = self->r3cp_memory;
+  cfg.r3cp_cfg.lambda = self->r3cp_lambda;
+  cfg.r3cp_cfg.p_low = self->r3cp_p_low;
+  cfg.r3cp_cfg.p_high = MAX (self->r3cp_p_high, self->r3cp_p_low);
   self->rx = rc_receiver_new (&cfg);
 }
 
@@ -191,6 +208,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
     GstRcReceiver * self)
 {
   GArray *blocks, *xr, *nadu;
+  const RcReportBlock *request = NULL;
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstElement *dec;
   GstClockTime now, interval = GST_CLOCK_TIME_NONE;
@@ -219,7 +237,8 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
     rc_receiver_report (self->rx, now, recovered, blocks);
     interval = rc_receiver_interval (self->rx);
   }
-  adapt = self->adapt_interval;
+  /* R3CP+ sets the interval too: its control period */
+  adapt = self->adapt_interval || self->r3cp;
   discards = self->discard_reports;
   nadus = self->nadu_reports;
   repairs = self->post_repair;
@@ -228,13 +247,21 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
   for (i = 0; i < blocks->len; i++) {
     RcReportBlock *b = &g_array_index (blocks, RcReportBlock, i);
     if (((b->kind == RC_REPORT_DISCARD || b->kind == RC_REPORT_DISCARD_BYTES)
-            && discards) || (b->kind == RC_REPORT_POST_REPAIR && repairs))
+            && discards) || (b->kind == RC_REPORT_POST_REPAIR && repairs) ||
+        b->kind == RC_REPORT_RRTR)
       g_array_append_val (xr, *b);
     else if (b->kind == RC_REPORT_NADU && nadus)
       g_array_append_val (nadu, *b);
+    else if (b->kind == RC_REPORT_TMMBR)
+      request = b;
   }
-  if ((xr->len || nadu->len) &&
+  if ((xr->len || nadu->len || request) &&
       gst_rtcp_buffer_map (buffer, GST_MAP_READWRITE, &rtcp)) {
+    if (request) {
+      ok &= rc_rtcp_write_tmmb (&rtcp, RC_REPORT_TMMBR, own_ssrc, request, 1);
+      GST_DEBUG_OBJECT (self, "asking for %" G_GUINT64_FORMAT " bit/s "
+          "(TMMBR, R3CP+ Table 1)", request->tmmb.bitrate);
+    }
     if (xr->len)
       ok &= rc_rtcp_write_xr (&rtcp, own_ssrc,
           (RcReportBlock *) xr->data, xr->len);
@@ -286,6 +313,37 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
   g_array_unref (xr);
   g_array_unref (nadu);
   return FALSE;
+}
+
+/* rtpsession's on-receiving-rtcp: the sender's DLRR answering our RRTR
+ * gives an RTT (RFC 3611 sec. 4.5), on the clock the RRTR came from. */
+static void
+on_receiving_rtcp (GObject * session, GstBuffer * buffer,
+    GstRcReceiver * self)
+{
+  GArray *blocks = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
+  guint32 own = 0;
+  GstClockTime now;
+  guint i;
+
+  g_object_get (session, "internal-ssrc", &own, NULL);
+  g_mutex_lock (&self->lock);
+  now = now_locked (self);
+  if (self->rx && GST_CLOCK_TIME_IS_VALID (now)) {
+    rc_rtcp_parse (buffer, rc_rtcp_ntp_short (rc_rtcp_ntp_from_unix (now)),
+        0, blocks, NULL);
+    for (i = 0; i < blocks->len; i++) {
+      RcReportBlock *b = &g_array_index (blocks, RcReportBlock, i);
+      if (b->kind == RC_REPORT_DLRR && b->media_ssrc == own &&
+          GST_CLOCK_TIME_IS_VALID (b->dlrr.rtt)) {
+        rc_receiver_on_rtt (self->rx, b->dlrr.rtt);
+        GST_LOG_OBJECT (self, "RTT %" GST_TIME_FORMAT " (DLRR)",
+            GST_TIME_ARGS (b->dlrr.rtt));
+      }
+    }
+  }
+  g_mutex_unlock (&self->lock);
+  g_array_unref (blocks);
 }
 
 typedef struct
@@ -357,6 +415,8 @@ search (GstRcReceiver * self)
     self->session = g_object_ref (session);
     self->rtcp_handler = g_signal_connect (session, "on-sending-rtcp",
         G_CALLBACK (on_sending_rtcp), self);
+    self->recv_handler = g_signal_connect (session, "on-receiving-rtcp",
+        G_CALLBACK (on_receiving_rtcp), self);
     GST_INFO_OBJECT (self, "adding reports to the RTP session's RTCP");
   }
   if (!self->session) {
@@ -419,16 +479,17 @@ reset (GstRcReceiver * self)
 {
   GstPad *pad;
   GObject *session;
-  gulong probe, handler;
+  gulong probe, handler, recv_handler;
 
   g_mutex_lock (&self->lock);
   pad = self->arrival_pad;
   probe = self->arrival_probe;
   session = self->session;
   handler = self->rtcp_handler;
+  recv_handler = self->recv_handler;
   self->arrival_pad = NULL;
   self->session = NULL;
-  self->arrival_probe = self->rtcp_handler = 0;
+  self->arrival_probe = self->rtcp_handler = self->recv_handler = 0;
   gst_clear_object (&self->fecdec);
   rc_receiver_free (self->rx);
   self->rx = NULL;
@@ -443,6 +504,7 @@ reset (GstRcReceiver * self)
   }
   if (session) {
     g_signal_handler_disconnect (session, handler);
+    g_signal_handler_disconnect (session, recv_handler);
     g_object_unref (session);
   }
 }
@@ -516,6 +578,21 @@ gst_rc_receiver_set_property (GObject * object, guint prop_id,
     case PROP_POST_REPAIR_REPORTS:
       self->post_repair = g_value_get_boolean (value);
       break;
+    case PROP_R3CP:
+      self->r3cp = g_value_get_boolean (value);
+      break;
+    case PROP_R3CP_MEMORY:
+      self->r3cp_memory = g_value_get_uint (value);
+      break;
+    case PROP_R3CP_FORGETTING:
+      self->r3cp_lambda = g_value_get_double (value);
+      break;
+    case PROP_R3CP_LOSS_LOW:
+      self->r3cp_p_low = g_value_get_double (value);
+      break;
+    case PROP_R3CP_LOSS_HIGH:
+      self->r3cp_p_high = g_value_get_double (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -561,6 +638,21 @@ gst_rc_receiver_get_property (GObject * object, guint prop_id,
       break;
     case PROP_POST_REPAIR_REPORTS:
       g_value_set_boolean (value, self->post_repair);
+      break;
+    case PROP_R3CP:
+      g_value_set_boolean (value, self->r3cp);
+      break;
+    case PROP_R3CP_MEMORY:
+      g_value_set_uint (value, self->r3cp_memory);
+      break;
+    case PROP_R3CP_FORGETTING:
+      g_value_set_double (value, self->r3cp_lambda);
+      break;
+    case PROP_R3CP_LOSS_LOW:
+      g_value_set_double (value, self->r3cp_p_low);
+      break;
+    case PROP_R3CP_LOSS_HIGH:
+      g_value_set_double (value, self->r3cp_p_high);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -639,6 +731,29 @@ gst_rc_receiver_class_init (GstRcReceiverClass * klass)
       g_param_spec_boolean ("post-repair-reports", "Post-repair reports",
           "Send RFC 7509 post-repair loss blocks (XR) about what reaches "
           "the depayloader", TRUE, live));
+  g_object_class_install_property (gobject_class, PROP_R3CP,
+      g_param_spec_boolean ("r3cp", "R3CP+ rate requests",
+          "Ask the sender for a rate (RFC 5104 TMMBR) by R^3CP^+ (seed 004): "
+          "RLS forecasts of loss and RTT (the RTT from RFC 3611 RRTR/DLRR), "
+          "Table 1; each report is a control period of one forecast RTT. "
+          "For urcpsender controller=r3cp", FALSE, rw));
+  g_object_class_install_property (gobject_class, PROP_R3CP_MEMORY,
+      g_param_spec_uint ("r3cp-memory", "R3CP+ memory",
+          "M_loss (= M_rtt): the RLS predictors' taps (seed 004 sec. 2.1; "
+          "the paper gives no value)", 1, RC_RLS_MAX_M, 4, rw));
+  g_object_class_install_property (gobject_class, PROP_R3CP_FORGETTING,
+      g_param_spec_double ("r3cp-forgetting-factor", "R3CP+ forgetting",
+          "The RLS forgetting factor lambda (Haykin; not in the paper): the "
+          "weight of a sample n periods old is lambda^n", 0.5, 1.0, 0.95,
+          rw));
+  g_object_class_install_property (gobject_class, PROP_R3CP_LOSS_LOW,
+      g_param_spec_double ("r3cp-loss-low", "R3CP+ p_low",
+          "Loss below which the path is Unloaded (seed 004 sec. 3.2's "
+          "p_low; no value given)", 0.0, 1.0, 0.01, rw));
+  g_object_class_install_property (gobject_class, PROP_R3CP_LOSS_HIGH,
+      g_param_spec_double ("r3cp-loss-high", "R3CP+ p_high",
+          "Loss from which the path is Congested (seed 004 sec. 3.2's "
+          "p_high; no value given)", 0.0, 1.0, 0.05, rw));
   g_object_class_install_property (gobject_class, PROP_STATS,
       g_param_spec_boxed ("stats", "Statistics",
           "packets, lost, discarded, discarded-bytes, reports (intervals "
@@ -671,6 +786,10 @@ gst_rc_receiver_init (GstRcReceiver * self)
   self->max_interval_ms = DEFAULT_MAX_INTERVAL;
   self->min_interval_ms = DEFAULT_MIN_INTERVAL;
   self->discard_reports = self->nadu_reports = self->post_repair = TRUE;
+  self->r3cp_memory = 4;
+  self->r3cp_lambda = 0.95;
+  self->r3cp_p_low = 0.01;
+  self->r3cp_p_high = 0.05;
   self->next_search = self->set_interval = GST_CLOCK_TIME_NONE;
 
   self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");

@@ -25,6 +25,9 @@ struct _GstRcReceiver
   gboolean adapt_interval, discard_reports, nadu_reports, post_repair;
   gdouble gamma_bpr, rtcp_share;
   guint max_interval_ms, min_interval_ms;
+  gboolean r3cp;
+  guint r3cp_memory;
+  gdouble r3cp_lambda, r3cp_p_low, r3cp_p_high;
 
   RcReceiver *rx;               /* made at the first packet */
   GstClockTime latency;         /* what rx uses */
@@ -36,7 +39,7 @@ struct _GstRcReceiver
   gulong arrival_probe;
   GstElement *fecdec;           /* its "recovered" count, for RFC 7509 */
   GObject *session;             /* rtpsession's internal session */
-  gulong rtcp_handler;
+  gulong rtcp_handler, recv_handler;
   gboolean warned_no_session;
   GstClockTime set_interval;    /* last given to the session */
 

@@ -494,6 +494,37 @@ deliver_pending_locked (GstUrcpSender * self, GstClockTime now,
   return n;
 }
 
+/* A receiver's RRTR (RFC 3611 sec. 4.4) waits for our next RTCP packet,
+ * which answers it with a DLRR (sec. 4.5) so that the receiver has an RTT
+ * (R^3CP^+'s forecast needs one). One per receiver, the newest. ctrl_lock
+ * held. */
+static void
+note_rrtr_locked (GstUrcpSender * self, const RcReportBlock * b,
+    GstClockTime now)
+{
+  RcReportBlock d = { 0 };
+  guint i;
+
+  if (!GST_CLOCK_TIME_IS_VALID (now))
+    return;
+  d.kind = RC_REPORT_DLRR;
+  d.media_ssrc = b->reporter_ssrc;
+  d.dlrr.lrr = rc_rtcp_ntp_short (b->rrtr.ntp);
+  for (i = 0; i < self->rrtr->len; i++)
+    if (g_array_index (self->rrtr, RcReportBlock, i).media_ssrc ==
+        d.media_ssrc)
+      break;
+  if (i == self->rrtr->len) {
+    if (i >= 16)
+      return;                   /* a flood: answer the first 16 */
+    g_array_append_val (self->rrtr, d);
+    g_array_append_val (self->rrtr_at, now);
+  } else {
+    g_array_index (self->rrtr, RcReportBlock, i) = d;
+    g_array_index (self->rrtr_at, GstClockTime, i) = now;
+  }
+}
+
 /* Once per sender: the controller lacks the feedback it is built on (a
  * receiver without the reports it reads) and falls back to less. */
 static void
@@ -535,6 +566,8 @@ on_receiving_rtcp (GObject * session, GstBuffer * buffer, GstUrcpSender * self)
     const RcReportBlock *b = &g_array_index (self->reports, RcReportBlock, i);
     GST_LOG_OBJECT (self, "report block kind %d from %08x about %08x (ours "
         "%08x)", b->kind, b->reporter_ssrc, b->media_ssrc, self->media_ssrc);
+    if (b->kind == RC_REPORT_RRTR)
+      note_rrtr_locked (self, b, now);
     if (b->kind == RC_REPORT_RR && b->rr.lsr != 0 && self->have_media_ssrc &&
         b->media_ssrc == self->media_ssrc)
       wait = TRUE;
@@ -600,13 +633,51 @@ on_ssrc_active (GObject * session, GObject * source, GstUrcpSender * self)
 }
 
 static void
-disconnect_session (GObject * session, gulong h1, gulong h2)
+disconnect_session (GObject * session, gulong h1, gulong h2, gulong h3)
 {
   if (!session)
     return;
   g_signal_handler_disconnect (session, h1);
   g_signal_handler_disconnect (session, h2);
+  g_signal_handler_disconnect (session, h3);
   g_object_unref (session);
+}
+
+/* rtpsession's on-sending-rtcp: the DLRR answers, if any RRTR waits. */
+static gboolean
+on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
+    GstUrcpSender * self)
+{
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GstClockTime now = running_time_now (self);
+  guint32 own = 0;
+  GArray *answers;
+  guint i;
+
+  g_mutex_lock (&self->ctrl_lock);
+  if (self->rrtr->len == 0 || !GST_CLOCK_TIME_IS_VALID (now)) {
+    g_mutex_unlock (&self->ctrl_lock);
+    return FALSE;
+  }
+  answers = g_array_copy (self->rrtr);
+  for (i = 0; i < answers->len; i++) {
+    GstClockTime at = g_array_index (self->rrtr_at, GstClockTime, i);
+    g_array_index (answers, RcReportBlock, i).dlrr.dlrr = (guint32)
+        gst_util_uint64_scale (now > at ? now - at : 0, 65536, GST_SECOND);
+  }
+  g_array_set_size (self->rrtr, 0);
+  g_array_set_size (self->rrtr_at, 0);
+  g_mutex_unlock (&self->ctrl_lock);
+
+  g_object_get (session, "internal-ssrc", &own, NULL);
+  if (gst_rtcp_buffer_map (buffer, GST_MAP_READWRITE, &rtcp)) {
+    if (!rc_rtcp_write_xr (&rtcp, own, (RcReportBlock *) answers->data,
+            answers->len))
+      GST_DEBUG_OBJECT (self, "no room for the DLRR in this RTCP packet");
+    gst_rtcp_buffer_unmap (&rtcp);
+  }
+  g_array_unref (answers);
+  return FALSE;
 }
 
 /* Finds the RTP session our src pad feeds, for the RTCP receiver-report
@@ -619,7 +690,7 @@ connect_rtp_session (GstUrcpSender * self)
   GstElement *elem = NULL;
   GObject *session = gst_rc_rtp_session_find_downstream (self->srcpad, &elem);
   GObject *old;
-  gulong h1, h2;
+  gulong h1, h2, h3;
 
   g_mutex_lock (&self->ctrl_lock);
   if (session == self->rtp_session) {
@@ -631,6 +702,7 @@ connect_rtp_session (GstUrcpSender * self)
   old = self->rtp_session;
   h1 = self->rtcp_handler;
   h2 = self->ssrc_active_handler;
+  h3 = self->sending_handler;
   self->rtp_session = session;
   g_free (self->rtp_session_name);
   self->rtp_session_name = elem ? gst_object_get_name (GST_OBJECT (elem)) :
@@ -640,10 +712,14 @@ connect_rtp_session (GstUrcpSender * self)
         G_CALLBACK (on_receiving_rtcp), self);
     self->ssrc_active_handler = g_signal_connect (session, "on-ssrc-active",
         G_CALLBACK (on_ssrc_active), self);
+    self->sending_handler = g_signal_connect (session, "on-sending-rtcp",
+        G_CALLBACK (on_sending_rtcp), self);
   }
   g_array_set_size (self->pending_reports, 0);
+  g_array_set_size (self->rrtr, 0);
+  g_array_set_size (self->rrtr_at, 0);
   g_mutex_unlock (&self->ctrl_lock);
-  disconnect_session (old, h1, h2);
+  disconnect_session (old, h1, h2, h3);
 
   if (session)
     GST_INFO_OBJECT (self, "listening to RTCP of %" GST_PTR_FORMAT, elem);
@@ -657,17 +733,20 @@ static void
 disconnect_rtp_session (GstUrcpSender * self)
 {
   GObject *old;
-  gulong h1, h2;
+  gulong h1, h2, h3;
 
   g_mutex_lock (&self->ctrl_lock);
   old = self->rtp_session;
   h1 = self->rtcp_handler;
   h2 = self->ssrc_active_handler;
+  h3 = self->sending_handler;
   self->rtp_session = NULL;
   g_clear_pointer (&self->rtp_session_name, g_free);
   g_array_set_size (self->pending_reports, 0);
+  g_array_set_size (self->rrtr, 0);
+  g_array_set_size (self->rrtr_at, 0);
   g_mutex_unlock (&self->ctrl_lock);
-  disconnect_session (old, h1, h2);
+  disconnect_session (old, h1, h2, h3);
 }
 
 #define REDISCOVER_ENCODER 1
@@ -1417,6 +1496,8 @@ gst_urcp_sender_finalize (GObject * object)
   g_array_unref (self->actions);
   g_array_unref (self->reports);
   g_array_unref (self->pending_reports);
+  g_array_unref (self->rrtr);
+  g_array_unref (self->rrtr_at);
   gst_clear_object (&self->encoder);
   gst_clear_object (&self->encoder_prop);
   g_free (self->unknown_encoder);
@@ -1619,6 +1700,8 @@ gst_urcp_sender_init (GstUrcpSender * self)
   self->actions = g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
   self->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
   self->pending_reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
+  self->rrtr = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
+  self->rrtr_at = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
   self->next_discovery = GST_CLOCK_TIME_NONE;
   self->srcresult = GST_FLOW_FLUSHING;
 }

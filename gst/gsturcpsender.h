@@ -67,6 +67,12 @@ struct _GstUrcpSender
   GObject *rtp_session;
   gchar *rtp_session_name;      /* its rtpsession element's, for stats */
   gulong rtcp_handler;
+  gulong sending_handler;       /* on-sending-rtcp: DLRR answers */
+  /* RFC 3611 RRTRs to answer with a DLRR in our next RTCP (ctrl_lock):
+   * RcReportBlock of kind DLRR, dlrr.dlrr holding no value yet; the
+   * arrival running time of each in rrtr_at */
+  GArray *rrtr;
+  GArray *rrtr_at;
   gulong ssrc_active_handler;
   GArray *reports;              /* scratch: RcReportBlock (RTCP thread) */
   GArray *pending_reports;      /* parsed, waiting for rtpsession's RTT */

@@ -9,7 +9,8 @@
   X (um) \
   X (fractal) \
   X (vtum) \
-  X (cnadu)
+  X (cnadu) \
+  X (r3cp)
 
 #define DECLARE_INFO(n) extern const RcControllerInfo rc_##n##_info;
 RC_BUILTIN_CONTROLLERS (DECLARE_INFO)

@@ -131,6 +131,10 @@ typedef struct _RcControllerInfo
    * (rcreceiver: discards, NADU); runners put one on the receiving side
    * for it. */
   gboolean receiver_assisted;
+  /* TRUE: it follows rate requests (TMMBR) that the receiver-side element
+   * computes by the controller's own algorithm (rcreceiver requests=r3cp);
+   * implies receiver_assisted. */
+  gboolean receiver_requests;
 } RcControllerInfo;
 
 /* Every registered controller, built-ins first, in a stable order. The

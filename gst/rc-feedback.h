@@ -39,7 +39,15 @@ typedef enum
   RC_REPORT_TMMBN,              /* RFC 5104 sec. 4.2.2 (RTPFB FMT 4) */
   RC_REPORT_NADU,               /* 3GPP TS 26.234 sec. 6.2.3.3 NADU: an
                                  * APP packet, name "PSS0", subtype 0 */
+  RC_REPORT_RRTR,               /* RFC 3611 sec. 4.4 XR receiver reference
+                                 * time, BT 4 (media_ssrc unused, 0) */
+  RC_REPORT_DLRR,               /* RFC 3611 sec. 4.5 XR DLRR sub-block, BT
+                                 * 5: media_ssrc is the receiver that sent
+                                 * the RRTR answered */
 } RcReportKind;
+
+/* The last kind, for range checks. */
+#define RC_REPORT_KIND_LAST RC_REPORT_DLRR
 
 /* NADU playout delay meaning "no unit waiting" (TS 26.234: the buffer is
  * empty). */
@@ -119,6 +127,17 @@ typedef struct
       guint8 nun;               /* unit number inside that packet (5 bits) */
       guint16 free_blocks;      /* free buffer space, 64-byte blocks */
     } nadu;
+    struct
+    {
+      guint64 ntp;              /* the receiver's NTP timestamp (32.32) */
+    } rrtr;
+    struct
+    {
+      guint32 lrr, dlrr;        /* NTP short format (16.16 s): the middle
+                                 * 32 bits of the RRTR's timestamp, and
+                                 * the time since it arrived */
+      GstClockTime rtt;         /* at our arrival; NONE if not computable */
+    } dlrr;
   };
 } RcReportBlock;
 

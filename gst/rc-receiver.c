@@ -1,6 +1,7 @@
 /* Receiver-side measurements and reports (core). See rc-receiver.h. */
 #include <string.h>
 #include "rc-receiver.h"
+#include "rc-rtcp.h"
 
 /* Bytes of one report this receiver sends, IP/UDP included: RR with one
  * block (32), SDES CNAME (~24), discard and bytes-discarded XR (32), NADU
@@ -9,6 +10,9 @@
 #define REPORT_BYTES 164
 /* Algorithm 1 line 15: the interval grows by 3/2 per quiet report. */
 #define GROW 1.5
+/* RFC 5104 sec. 4.2.1.2: the measured overhead per packet, bytes: IPv4
+ * (20), UDP (8), RTP (12). */
+#define TMMBR_OVERHEAD 40
 /* TS 26.234's free buffer space counts 64-byte blocks in 16 bits. This
  * receiver's buffer is bounded in time (the latency), not in bytes: it
  * reports the field's largest value. */
@@ -52,6 +56,10 @@ struct _RcReceiver
   /* Algorithm 1 */
   GstClockTime interval, min_interval;
 
+  /* R^3CP^+ */
+  RcR3cpRecv r3cp;
+  GstClockTime rtt;             /* measured since the last period, or NONE */
+
   /* totals */
   guint64 t_packets, t_lost, t_discarded, t_discarded_bytes, t_reports;
   GstClockTime last_playout_delay;
@@ -86,7 +94,20 @@ rc_receiver_new (const RcReceiverConfig * cfg)
   r->min_interval = cfg->floor_interval;
   r->last_report = GST_CLOCK_TIME_NONE;
   r->last_playout_delay = GST_CLOCK_TIME_NONE;
+  r->rtt = GST_CLOCK_TIME_NONE;
+  if (cfg->r3cp) {
+    rc_r3cp_recv_init (&r->r3cp, &cfg->r3cp_cfg);
+    r->interval = rc_r3cp_recv_period_length (&r->r3cp, cfg->floor_interval);
+  }
   return r;
+}
+
+void
+rc_receiver_on_rtt (RcReceiver * r, GstClockTime rtt)
+{
+  g_return_if_fail (r != NULL);
+  if (GST_CLOCK_TIME_IS_VALID (rtt))
+    r->rtt = rtt;
 }
 
 void
@@ -330,7 +351,31 @@ rc_receiver_report (RcReceiver * r, GstClockTime now, guint64 repaired_total,
   g_array_append_val (out, b);
   n++;
 
-  next_interval (r, r->received, lost, r->discarded, rate);
+  if (r->cfg.r3cp) {
+    /* a control period ended (the first report only opens one): the
+     * request for the next */
+    if (rate > 0) {
+      gdouble p = expected ? (gdouble) lost / expected : 0;
+      gdouble rho = rc_r3cp_recv_period (&r->r3cp, p, rate, r->rtt);
+      memset (&b, 0, sizeof (b));
+      b.kind = RC_REPORT_TMMBR;
+      b.media_ssrc = r->ssrc;
+      b.tmmb.bitrate = (guint64) rho;
+      b.tmmb.overhead = TMMBR_OVERHEAD;
+      g_array_append_val (out, b);
+      n++;
+    }
+    memset (&b, 0, sizeof (b));
+    b.kind = RC_REPORT_RRTR;
+    b.rrtr.ntp = rc_rtcp_ntp_from_unix (now);
+    g_array_append_val (out, b);
+    n++;
+    r->rtt = GST_CLOCK_TIME_NONE;
+    r->interval = rc_r3cp_recv_period_length (&r->r3cp,
+        r->cfg.floor_interval);
+  } else {
+    next_interval (r, r->received, lost, r->discarded, rate);
+  }
   r->t_lost += lost;
   r->t_reports++;
   r->expected_prior = r->ext_highest + 1;
@@ -349,8 +394,10 @@ rc_receiver_interval (RcReceiver * r)
 GstStructure *
 rc_receiver_get_stats (RcReceiver * r)
 {
+  GstStructure *s;
+
   g_return_val_if_fail (r != NULL, NULL);
-  return gst_structure_new ("rc-receiver",
+  s = gst_structure_new ("rc-receiver",
       "packets", G_TYPE_UINT64, r->t_packets,
       "lost", G_TYPE_UINT64, r->t_lost,
       "discarded", G_TYPE_UINT64, r->t_discarded,
@@ -360,4 +407,19 @@ rc_receiver_get_stats (RcReceiver * r)
       "playout-delay", G_TYPE_UINT64, (guint64) r->last_playout_delay,
       "min-transit", G_TYPE_UINT64, (guint64) (r->have &&
           r->base != G_MAXINT64 && r->base >= 0 ? r->base : 0), NULL);
+  if (r->cfg.r3cp)
+    gst_structure_set (s,
+        "requested-bitrate", G_TYPE_UINT, (guint) MIN (r->r3cp.rho,
+            G_MAXUINT),
+        "desired-bitrate", G_TYPE_UINT, (guint) MIN (r->r3cp.desired,
+            G_MAXUINT),
+        "loss", G_TYPE_DOUBLE, r->r3cp.p,
+        "loss-forecast", G_TYPE_DOUBLE, r->r3cp.p_hat,
+        "rtt", G_TYPE_UINT64, (guint64) (r->r3cp.rtt_s * GST_SECOND),
+        "rtt-forecast", G_TYPE_UINT64, (guint64) (r->r3cp.rtt_hat_s *
+            GST_SECOND),
+        "state", G_TYPE_STRING, rc_r3cp_state_name (r->r3cp.now),
+        "forecast", G_TYPE_STRING, rc_r3cp_state_name (r->r3cp.forecast),
+        NULL);
+  return s;
 }

@@ -23,6 +23,7 @@
 
 #include <gst/gst.h>
 #include "rc-feedback.h"
+#include "rc-r3cp.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +44,11 @@ typedef struct
                                  * 6.2, Tmin) */
   GstClockTime floor_interval;  /* never report more often than this
                                  * (the session's own floor) */
+  gboolean r3cp;                /* R^3CP^+'s requests: each report is a
+                                 * control period, and carries a TMMBR
+                                 * and an RRTR (for the RTT); the interval
+                                 * is the forecast RTT */
+  RcR3cpConfig r3cp_cfg;
 } RcReceiverConfig;
 
 /* latency 200 ms (rtpbin's default), 90 kHz, Algorithm 1 with its paper
@@ -71,18 +77,25 @@ void rc_receiver_on_output (RcReceiver * r, guint32 ssrc, guint16 seq);
  * `out` (a GArray of RcReportBlock): an RFC 7002 discard count and an RFC
  * 7243 bytes-discarded block (interval values), an RFC 7509 post-repair
  * block if rc_receiver_on_output() saw packets (`repaired_total`: packets
- * rebuilt by FEC so far), and a NADU block. Then runs Algorithm 1 for the
- * next interval. Returns the number of blocks appended (0 before the first
- * packet). */
+ * rebuilt by FEC so far), and a NADU block; with `r3cp`, a TMMBR (the
+ * requested rate) and an RRTR (`now` as its NTP time). Then runs Algorithm
+ * 1 (or R^3CP^+'s period) for the next interval. Returns the number of
+ * blocks appended (0 before the first packet). */
 guint rc_receiver_report (RcReceiver * r, GstClockTime now,
     guint64 repaired_total, GArray * out);
+
+/* An RTT measured at the receiver (RFC 3611 DLRR answering its RRTR),
+ * for R^3CP^+'s forecast. */
+void rc_receiver_on_rtt (RcReceiver * r, GstClockTime rtt);
 
 /* The report interval to use from now on. */
 GstClockTime rc_receiver_interval (RcReceiver * r);
 
 /* Totals and the current interval: "packets", "lost", "discarded",
  * "discarded-bytes", "reports", "interval" (ns), "playout-delay" (ns of the
- * last NADU, NONE if the buffer was empty), "min-transit" (ns). */
+ * last NADU, NONE if the buffer was empty), "min-transit" (ns); with r3cp
+ * also "requested-bitrate", "desired-bitrate", "loss", "loss-forecast",
+ * "rtt", "rtt-forecast" (ns), "state", "forecast". */
 GstStructure *rc_receiver_get_stats (RcReceiver * r);
 
 G_END_DECLS

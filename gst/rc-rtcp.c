@@ -23,6 +23,9 @@
  *   BT 26 bytes discard  RFC 7243: I(2) E(1) resv(5); SSRC; bytes
  *   BT 33 post-repair    RFC 7509: resv(8); SSRC; begin_seq(16) end_seq(16);
  *                        unrepaired(16) repaired(16)
+ *   BT 4 RRTR            RFC 3611 sec. 4.4: resv(8); NTP timestamp (64)
+ *   BT 5 DLRR            RFC 3611 sec. 4.5: resv(8); sub-blocks of SSRC,
+ *                        LRR(32), DLRR(32)
  *   TMMBR/TMMBN FCI      RFC 5104 sec. 4.2.1.1/4.2.2.1: SSRC; exp(6)
  *                        mantissa(17) overhead(9); RTPFB FMT 3 and 4
  *   NADU                 3GPP TS 26.234 sec. 6.2.3.3 (as C-NADU, seed 003
@@ -44,6 +47,9 @@
 #define TMMB_FCI_SIZE 8
 #define XR_COUNT_SIZE 12        /* BT 24 and BT 26: header, SSRC, count */
 #define XR_POST_REPAIR_SIZE 16
+#define XR_RRTR_SIZE 12
+#define DLRR_SUB_SIZE 12
+#define XR_DLRR_SIZE (4 + DLRR_SUB_SIZE)        /* one sub-block, as we write */
 #define APP_HEADER 12           /* header + SSRC + name */
 #define NADU_BLOCK_SIZE 12
 #define NADU_SUBTYPE 0
@@ -205,8 +211,40 @@ xr_layout_size (guint8 bt)
       return XR_COUNT_SIZE;
     case RC_XR_BT_POST_REPAIR:
       return XR_POST_REPAIR_SIZE;
+    case RC_XR_BT_RRTR:
+      return XR_RRTR_SIZE;
+    case RC_XR_BT_DLRR:
+      return XR_DLRR_SIZE;
     default:
       return 0;
+  }
+}
+
+/* A DLRR block's sub-blocks (RFC 3611 sec. 4.5: "zero or more"), each one
+ * an RcReportBlock; `len` checked to lie inside the packet. */
+static void
+parse_dlrr (ParseCtx * c, guint32 reporter, const guint8 * p, gsize len)
+{
+  gsize off;
+
+  if ((len - 4) % DLRR_SUB_SIZE != 0) {
+    bad_block (c, "DLRR block not a whole number of sub-blocks");
+    return;
+  }
+  for (off = 4; off < len; off += DLRR_SUB_SIZE) {
+    RcReportBlock b;
+
+    /* the block itself took one from the budget */
+    if (off > 4 && !take_block (c))
+      return;
+    memset (&b, 0, sizeof (b));
+    b.kind = RC_REPORT_DLRR;
+    b.reporter_ssrc = reporter;
+    b.media_ssrc = GST_READ_UINT32_BE (p + off);
+    b.dlrr.lrr = GST_READ_UINT32_BE (p + off + 4);
+    b.dlrr.dlrr = GST_READ_UINT32_BE (p + off + 8);
+    b.dlrr.rtt = rc_rtcp_rtt (c->arrival, b.dlrr.lrr, b.dlrr.dlrr);
+    append (c, &b);
   }
 }
 
@@ -219,6 +257,10 @@ parse_xr_block (ParseCtx * c, guint32 reporter, const guint8 * p, gsize len)
   gsize need = xr_layout_size (p[0]);
   RcReportBlock b;
 
+  if (p[0] == RC_XR_BT_DLRR) {
+    parse_dlrr (c, reporter, p, len);
+    return;
+  }
   if (need == 0) {
     c->info->n_skipped_blocks++;
     return;
@@ -229,6 +271,13 @@ parse_xr_block (ParseCtx * c, guint32 reporter, const guint8 * p, gsize len)
   }
   memset (&b, 0, sizeof (b));
   b.reporter_ssrc = reporter;
+  if (p[0] == RC_XR_BT_RRTR) {
+    /* no SSRC: the reporter is the receiver */
+    b.kind = RC_REPORT_RRTR;
+    b.rrtr.ntp = GST_READ_UINT64_BE (p + 4);
+    append (c, &b);
+    return;
+  }
   b.media_ssrc = GST_READ_UINT32_BE (p + 4);
   switch (p[0]) {
     case RC_XR_BT_DISCARD:
@@ -487,6 +536,10 @@ xr_block_type (const RcReportBlock * b)
           RC_XR_BT_DISCARD_BYTES : 0;
     case RC_REPORT_POST_REPAIR:
       return RC_XR_BT_POST_REPAIR;
+    case RC_REPORT_RRTR:
+      return RC_XR_BT_RRTR;
+    case RC_REPORT_DLRR:
+      return RC_XR_BT_DLRR;
     default:
       return 0;
   }
@@ -498,8 +551,16 @@ write_xr_block (guint8 * p, const RcReportBlock * b, guint8 bt, gsize size)
   p[0] = bt;
   p[1] = 0;
   GST_WRITE_UINT16_BE (p + 2, size / 4 - 1);
+  if (bt == RC_XR_BT_RRTR) {
+    GST_WRITE_UINT64_BE (p + 4, b->rrtr.ntp);
+    return;
+  }
   GST_WRITE_UINT32_BE (p + 4, b->media_ssrc);
   switch (bt) {
+    case RC_XR_BT_DLRR:
+      GST_WRITE_UINT32_BE (p + 8, b->dlrr.lrr);
+      GST_WRITE_UINT32_BE (p + 12, b->dlrr.dlrr);
+      break;
     case RC_XR_BT_DISCARD:
       p[1] = (b->discard.interval << 6) | (b->discard.discard_type << 4);
       GST_WRITE_UINT32_BE (p + 8, b->discard.packets);

@@ -32,6 +32,8 @@ G_BEGIN_DECLS
 #define RC_NTP_UNIX_OFFSET G_GUINT64_CONSTANT (2208988800)
 
 /* XR block types (IANA RTCP XR Block Type registry). */
+#define RC_XR_BT_RRTR 4         /* RFC 3611 sec. 4.4 */
+#define RC_XR_BT_DLRR 5         /* RFC 3611 sec. 4.5 */
 #define RC_XR_BT_DISCARD 24     /* RFC 7002 */
 #define RC_XR_BT_DISCARD_BYTES 26       /* RFC 7243 */
 #define RC_XR_BT_POST_REPAIR 33 /* RFC 7509 */
@@ -61,8 +63,9 @@ typedef struct
 
 /* Walks the compound RTCP packet `compound` (SR, RR, XR, RTPFB, APP;
  * everything else skipped and counted) and appends one RcReportBlock per
- * SR/RR report block, per RFC 7002/7243/7509 XR block, per TMMBR/TMMBN FCI
- * entry and per NADU block to
+ * SR/RR report block, per RFC 7002/7243/7509 and RRTR XR block, per DLRR
+ * sub-block (RTT from LRR/DLRR as for an RR), per TMMBR/TMMBN FCI entry and
+ * per NADU block to
  * `out` (a GArray of RcReportBlock). `arrival_ntp_short` is the middle 32
  * bits of the NTP time at which the packet arrived (rc_rtcp_ntp_short()),
  * for the RTT; `clock_rate` converts the jitter to ns (0 or less: unknown,
@@ -73,7 +76,8 @@ gboolean rc_rtcp_parse (GstBuffer * compound, guint32 arrival_ntp_short,
     gint clock_rate, GArray * out, RcRtcpParseInfo * info);
 
 /* Appends one XR packet from `reporter_ssrc` carrying `blocks` (kinds
- * RC_REPORT_DISCARD, RC_REPORT_DISCARD_BYTES, RC_REPORT_POST_REPAIR; their
+ * RC_REPORT_DISCARD, RC_REPORT_DISCARD_BYTES, RC_REPORT_POST_REPAIR,
+ * RC_REPORT_RRTR, RC_REPORT_DLRR (one sub-block per DLRR block); their
  * reporter_ssrc is not used) to `rtcp`, mapped for writing. FALSE, and
  * nothing written, if a block is of another kind or a field does not fit
  * its wire width, or the buffer has no room. */

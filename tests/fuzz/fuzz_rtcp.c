@@ -32,7 +32,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   for (i = 0; i < out->len; i++) {
     const RcReportBlock *b = &g_array_index (out, RcReportBlock, i);
     g_assert_cmpint (b->kind, >=, RC_REPORT_RR);
-    g_assert_cmpint (b->kind, <=, RC_REPORT_TMMBN);
+    g_assert_cmpint (b->kind, <=, RC_REPORT_KIND_LAST);
     if (b->kind == RC_REPORT_RR) {
       g_assert (b->rr.fraction_lost >= 0 && b->rr.fraction_lost <= 1);
       g_assert (!GST_CLOCK_TIME_IS_VALID (b->rr.rtt) ||

@@ -697,8 +697,8 @@ class Runner(rp.Timeline):
     def start_media(self, flow):
         ctrl = self.controller or flow.controller
         snd = rp.MediaSender(flow, ctrl, self.urcp_names, 0x5000 + flow.index, self.content)
-        report, adapt = rp.receiver_setup(flow, ctrl, self.scen.assisted)
-        rcv = rp.MediaReceiver(report, adapt, flow.playout_latency_ms)
+        report, adapt, r3cp = rp.receiver_setup(flow, ctrl, self.scen.assisted)
+        rcv = rp.MediaReceiver(report, adapt, flow.playout_latency_ms, r3cp)
         self.add(*snd.elems, *rcv.elems)
         snd.link()
         elems = snd.elems + rcv.elems

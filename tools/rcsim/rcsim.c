@@ -8,7 +8,7 @@
  *         [--duration S] [--bench]
  *   rcsim SCENARIO --from-log FILE [--controller NAME] [--seed N] [--json]
  *         [--csv DIR] [--duration S]
- *   rcsim --list-controllers [--receiver-assisted]
+ *   rcsim --list-controllers [--receiver-assisted | --receiver-requests]
  *
  * SCENARIO is a file, or the name of an installed one (rcsim clean-1mbps:
  * RCSIM_SCENARIO_DIR, else DATADIR/gst-ratecontrol/scenarios).
@@ -27,7 +27,7 @@ static gboolean opt_json;
 static gchar *opt_csv;
 static gdouble opt_duration;
 static gboolean opt_bench;
-static gboolean opt_list, opt_assisted;
+static gboolean opt_list, opt_assisted, opt_requests;
 static gchar *opt_log;
 
 /* VmHWM of /proc/self/status (Linux); 0 where there is none. For the soak
@@ -69,6 +69,9 @@ static GOptionEntry entries[] = {
   {"receiver-assisted", 0, 0, G_OPTION_ARG_NONE, &opt_assisted,
         "With --list-controllers: only those that read rcreceiver's reports "
         "(the runners put one on their receiving side)", NULL},
+  {"receiver-requests", 0, 0, G_OPTION_ARG_NONE, &opt_requests,
+        "With --list-controllers: only those that follow the rate requests "
+        "rcreceiver computes for them (rcreceiver r3cp=true)", NULL},
   {NULL}
 };
 
@@ -166,7 +169,8 @@ main (int argc, char **argv)
     guint k, n;
     const RcControllerInfo *const *l = rc_controller_list (&n);
     for (k = 0; k < n; k++)
-      if (!opt_assisted || l[k]->receiver_assisted)
+      if ((!opt_assisted || l[k]->receiver_assisted) && (!opt_requests ||
+              l[k]->receiver_requests))
         g_print ("%s\n", l[k]->name);
     return 0;
   }

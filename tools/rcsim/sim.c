@@ -122,6 +122,10 @@ struct _MediaState
   GstClockTime sr_arrival;
   RcReceiver *rx;               /* rcreceiver's measurements, if on */
   gboolean adapt_rtcp;          /* RR interval by rx (Algorithm 1) */
+  /* the sender's answer to the receiver's RRTR (RFC 3611 sec. 4.5), as
+   * urcpsender gives it */
+  guint32 rrtr_lrr;
+  GstClockTime rrtr_at;         /* NONE: no RRTR to answer */
 };
 
 struct _Sim
@@ -711,6 +715,23 @@ media_send_sr (Sim * sim, gpointer obj, guint64 arg)
     return;
   p = sim_pkt_new (f, SIM_PKT_RTCP_SR, RTCP_SR_BYTES + f->data_overhead);
   p->seq = ntp_short_at (sim->now);
+  if (GST_CLOCK_TIME_IS_VALID (f->media->rrtr_at)) {
+    /* a DLRR in the SR's compound */
+    MediaState *m = f->media;
+    GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+    RcReportBlock b = { 0 };
+    b.kind = RC_REPORT_DLRR;
+    b.media_ssrc = SSRC_BASE + 0x1000 + f->id;
+    b.dlrr.lrr = m->rrtr_lrr;
+    b.dlrr.dlrr = (guint32) gst_util_uint64_scale (sim->now - m->rrtr_at,
+        65536, GST_SECOND);
+    p->rtcp = gst_rtcp_buffer_new (1400);
+    gst_rtcp_buffer_map (p->rtcp, GST_MAP_READWRITE, &rtcp);
+    rc_rtcp_write_xr (&rtcp, SSRC_BASE + f->id, &b, 1);
+    p->wire_size += rtcp.map.size;
+    gst_rtcp_buffer_unmap (&rtcp);
+    m->rrtr_at = GST_CLOCK_TIME_NONE;
+  }
   sim_send (sim, p);
   sim_schedule (sim, sim->now + rtcp_next (f), media_send_sr, f, 0);
 }
@@ -718,8 +739,23 @@ media_send_sr (Sim * sim, gpointer obj, guint64 arg)
 static void
 media_sr_arrive (Sim * sim, SimFlow * f, SimPkt * p)
 {
-  f->media->lsr = (guint32) p->seq;
-  f->media->sr_arrival = sim->now;
+  MediaState *m = f->media;
+  guint i;
+
+  m->lsr = (guint32) p->seq;
+  m->sr_arrival = sim->now;
+  if (!p->rtcp || !m->rx)
+    return;
+  /* the DLRR: an RTT on the receiver's clock, as rcreceiver measures it */
+  g_array_set_size (m->reports, 0);
+  rc_rtcp_parse (p->rtcp, ntp_short_at (receiver_clock (f, sim->now)),
+      RTP_CLOCK_RATE, m->reports, NULL);
+  for (i = 0; i < m->reports->len; i++) {
+    RcReportBlock *b = &g_array_index (m->reports, RcReportBlock, i);
+    if (b->kind == RC_REPORT_DLRR && b->media_ssrc == SSRC_BASE + 0x1000 +
+        f->id)
+      rc_receiver_on_rtt (m->rx, b->dlrr.rtt);
+  }
 }
 
 /* The next RR: Algorithm 1's interval with rcreceiver, randomised as
@@ -753,7 +789,10 @@ add_receiver_blocks (Sim * sim, SimFlow * f, GstRTCPBuffer * rtcp)
     blocks->len = 0;
   for (i = 0; i < blocks->len; i++) {
     RcReportBlock *b = &g_array_index (blocks, RcReportBlock, i);
-    g_array_append_val (b->kind == RC_REPORT_NADU ? nadu : xr, *b);
+    if (b->kind == RC_REPORT_TMMBR)
+      rc_rtcp_write_tmmb (rtcp, RC_REPORT_TMMBR, ssrc, b, 1);
+    else
+      g_array_append_val (b->kind == RC_REPORT_NADU ? nadu : xr, *b);
   }
   if (xr->len)
     rc_rtcp_write_xr (rtcp, ssrc, (RcReportBlock *) xr->data, xr->len);
@@ -819,12 +858,20 @@ static void
 media_rr_arrive (Sim * sim, SimFlow * f, SimPkt * p)
 {
   MediaState *m = f->media;
+  guint i;
 
   g_array_set_size (m->reports, 0);
   rc_rtcp_parse (p->rtcp, ntp_short_at (sim->now), RTP_CLOCK_RATE,
       m->reports, NULL);
   if (m->reports->len == 0)
     return;
+  for (i = 0; i < m->reports->len; i++) {
+    RcReportBlock *b = &g_array_index (m->reports, RcReportBlock, i);
+    if (b->kind == RC_REPORT_RRTR) {
+      m->rrtr_lrr = rc_rtcp_ntp_short (b->rrtr.ntp);
+      m->rrtr_at = sim->now;
+    }
+  }
   rc_sender_on_reports (m->sender, (RcReportBlock *) m->reports->data,
       m->reports->len, sim->now);
   media_service (sim, f);
@@ -855,6 +902,7 @@ media_init (Sim * sim, SimFlow * f)
   m->rtcp_rand = g_rand_new_with_seed (derive_seed (sim->seed, 0x100 + f->id,
           2));
   m->sr_arrival = GST_CLOCK_TIME_NONE;
+  m->rrtr_at = GST_CLOCK_TIME_NONE;
   if (f->cfg->receiver_reports > 0 || (f->cfg->receiver_reports < 0 &&
           f->cfg->sender.controller->receiver_assisted)) {
     RcReceiverConfig rc;
@@ -863,6 +911,14 @@ media_init (Sim * sim, SimFlow * f)
     rc.clock_rate = RTP_CLOCK_RATE;
     m->adapt_rtcp = f->cfg->adapt_rtcp_interval != 0;
     rc.adapt_interval = m->adapt_rtcp;
+    rc.r3cp = f->cfg->sender.controller->receiver_requests;
+    rc_r3cp_config_init (&rc.r3cp_cfg);
+    rc.r3cp_cfg.min_bps = f->cfg->sender.limits.min_bps;
+    rc.r3cp_cfg.start_bps = f->cfg->sender.limits.start_bps;
+    rc.r3cp_cfg.max_bps = f->cfg->sender.limits.max_bps;
+    rc.r3cp_cfg.packet_bytes = f->cfg->mtu_payload + RTP_OVERHEAD;
+    /* R^3CP^+ sets its period itself */
+    m->adapt_rtcp = m->adapt_rtcp || rc.r3cp;
     m->rx = rc_receiver_new (&rc);
   }
   rc_sender_set_ssrc (m->sender, SSRC_BASE + f->id);

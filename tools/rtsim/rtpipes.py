@@ -290,20 +290,25 @@ def require_rcsim(path):
 
 
 def receiver_assisted(rcsim):
-    """The controllers that read rcreceiver's reports (their registry
-    entry says so; rcsim lists them)."""
-    p = subprocess.run([rcsim, "--list-controllers", "--receiver-assisted"],
-                       capture_output=True, text=True, check=True)
-    return set(p.stdout.split())
+    """The controllers that read rcreceiver's reports, and those of them
+    that follow its rate requests (their registry entries say so; rcsim
+    lists them): two sets."""
+    def listed(flag):
+        p = subprocess.run([rcsim, "--list-controllers", flag],
+                           capture_output=True, text=True, check=True)
+        return set(p.stdout.split())
+    return listed("--receiver-assisted"), listed("--receiver-requests")
 
 
 def receiver_setup(flow, ctrl, assisted):
-    """(rcreceiver on the receiving side, its adapt-interval) for `flow`
-    run by `ctrl`: the scenario's receiver-reports and adapt-rtcp-interval,
-    `auto` meaning: if the controller reads the reports (as rcsim does)."""
-    on = flow.receiver_reports == "true" or (flow.receiver_reports == "auto" and ctrl in assisted)
+    """(rcreceiver on the receiving side, its adapt-interval, its r3cp) for
+    `flow` run by `ctrl`: the scenario's receiver-reports and
+    adapt-rtcp-interval, `auto` meaning: if the controller reads the
+    reports (as rcsim does)."""
+    reads, requests = assisted
+    on = flow.receiver_reports == "true" or (flow.receiver_reports == "auto" and ctrl in reads)
     adapt = on and flow.adapt_rtcp != "false"
-    return on, adapt
+    return on, adapt, on and ctrl in requests
 
 
 def check_scenario(rcsim, path):
@@ -512,16 +517,17 @@ class MediaReceiver:
     stream (the media's, and the repair packets' SSRC when fecenc sends
     any: an unlinked pad would stop the pipeline with not-linked). With
     `report`, the first stream passes rcreceiver (its reports for the
-    receiver-assisted controllers; `adapt`: C-NADU's RTCP interval) and
-    the jitterbuffer's latency is `latency_ms`, the playout budget."""
+    receiver-assisted controllers; `adapt`: C-NADU's RTCP interval; `r3cp`:
+    R3CP+'s rate requests) and the jitterbuffer's latency is `latency_ms`,
+    the playout budget."""
 
-    def __init__(self, report=False, adapt=False, latency_ms=200):
+    def __init__(self, report=False, adapt=False, latency_ms=200, r3cp=False):
         self.rtpbin = make("rtpbin", latency=latency_ms)
         self.sink = make("fakesink", sync=False, **NO_ASYNC)
         self.elems = [self.rtpbin, self.sink]
         self.report = None
         if report:
-            self.report = make("rcreceiver", adapt_interval=adapt)
+            self.report = make("rcreceiver", adapt_interval=adapt, r3cp=r3cp)
             self.elems.append(self.report)
 
         def on_pad(rtpbin, pad):

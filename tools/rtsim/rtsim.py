@@ -199,8 +199,8 @@ class Runner(rp.Timeline):
         snd = rp.MediaSender(flow, self.controller_of(flow), self.urcp_names,
                              self.next_ssrc + idx, self.content)
         recv_caps = rp.recv_rtp_caps(snd.encoding)
-        report, adapt = rp.receiver_setup(flow, self.controller_of(flow), self.scen.assisted)
-        rcv = rp.MediaReceiver(report, adapt, flow.playout_latency_ms)
+        report, adapt, r3cp = rp.receiver_setup(flow, self.controller_of(flow), self.scen.assisted)
+        rcv = rp.MediaReceiver(report, adapt, flow.playout_latency_ms, r3cp)
         self.add(*snd.elems, *rcv.elems)
         elems = snd.elems + rcv.elems
         snd.link()

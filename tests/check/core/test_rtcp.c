@@ -90,6 +90,14 @@ assert_block_eq (guint row, const RcReportBlock * g, const RcReportBlock * w)
       EQ (row, g->tmmb.bitrate, w->tmmb.bitrate);
       EQ (row, g->tmmb.overhead, w->tmmb.overhead);
       break;
+    case RC_REPORT_RRTR:
+      EQ (row, g->rrtr.ntp, w->rrtr.ntp);
+      break;
+    case RC_REPORT_DLRR:
+      EQ (row, g->dlrr.lrr, w->dlrr.lrr);
+      EQ (row, g->dlrr.dlrr, w->dlrr.dlrr);
+      EQ (row, g->dlrr.rtt, w->dlrr.rtt);
+      break;
     case RC_REPORT_NADU:
       EQ (row, g->nadu.playout_delay_ms, w->nadu.playout_delay_ms);
       EQ (row, g->nadu.nsn, w->nadu.nsn);
@@ -571,6 +579,84 @@ GST_START_TEST (test_nadu)
 
 GST_END_TEST;
 
+/* RFC 3611 sec. 4.4/4.5: an RRTR from a receiver, then a DLRR with two
+ * sub-blocks from the sender; the RTT of each from the arrival, LRR and
+ * DLRR as for an RR (RFC 3611 sec. 4.5: A - LRR - DLRR). */
+static const guint8 rrtr_dlrr[] = {
+  0x80, 0xcf, 0x00, 0x04,       /* XR, 5 words */
+  0x11, 0x22, 0x33, 0x44,       /* the receiver */
+  0x04, 0x00, 0x00, 0x02,       /* BT 4, length 2 */
+  0xe7, 0x00, 0x12, 0x34, 0x80, 0x00, 0x00, 0x00,   /* NTP */
+  0x80, 0xcf, 0x00, 0x08,       /* XR, 9 words */
+  0x55, 0x66, 0x77, 0x88,       /* the sender */
+  0x05, 0x00, 0x00, 0x06,       /* BT 5, two sub-blocks */
+  0x11, 0x22, 0x33, 0x44,
+  0x00, 0x12, 0x34, 0x80,       /* LRR: middle of the NTP above */
+  0x00, 0x00, 0x80, 0x00,       /* DLRR 0.5 s */
+  0x99, 0x99, 0x99, 0x99,
+  0x00, 0x00, 0x00, 0x00,       /* LRR 0: no RRTR yet */
+  0x00, 0x00, 0x00, 0x00,
+};
+
+GST_START_TEST (test_rrtr_dlrr)
+{
+  RcReportBlock w[3], wb[2];
+  RcRtcpParseInfo info;
+  GstBuffer *buf;
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  GArray *out;
+  gboolean ok;
+  guint i;
+  /* arrival 0.75 s after the LRR: RTT 0.25 s */
+  guint32 arrival = 0x00123480 + 0xc000;
+
+  memset (w, 0, sizeof (w));
+  w[0].kind = RC_REPORT_RRTR;
+  w[0].reporter_ssrc = 0x11223344;
+  w[0].rrtr.ntp = G_GUINT64_CONSTANT (0xe700123480000000);
+  w[1].kind = RC_REPORT_DLRR;
+  w[1].reporter_ssrc = 0x55667788;
+  w[1].media_ssrc = 0x11223344;
+  w[1].dlrr.lrr = 0x00123480;
+  w[1].dlrr.dlrr = 0x8000;
+  w[1].dlrr.rtt = 250 * MS;
+  w[2].kind = RC_REPORT_DLRR;
+  w[2].reporter_ssrc = 0x55667788;
+  w[2].media_ssrc = 0x99999999;
+  w[2].dlrr.rtt = GST_CLOCK_TIME_NONE;
+  out = parse (bytes_buffer (rrtr_dlrr, sizeof (rrtr_dlrr)), arrival, 90000,
+      &info, &ok);
+  fail_unless (ok);
+  assert_clean (&info);
+  fail_unless_equals_int (out->len, 3);
+  for (i = 0; i < 3; i++)
+    assert_block_eq (i, BLK (out, i), &w[i]);
+  g_array_unref (out);
+
+  /* Written back: one DLRR block per sub-block. */
+  wb[0] = w[0];
+  wb[1] = w[1];
+  buf = gst_rtcp_buffer_new (1400);
+  fail_unless (gst_rtcp_buffer_map (buf, GST_MAP_READWRITE, &rtcp));
+  fail_unless (rc_rtcp_write_xr (&rtcp, 0x11223344, &wb[0], 1));
+  fail_unless (rc_rtcp_write_xr (&rtcp, 0x55667788, &wb[1], 1));
+  gst_rtcp_buffer_unmap (&rtcp);
+  {
+    guint8 want[20 + 24];
+    static const guint8 dlrr_one[] = {
+      0x80, 0xcf, 0x00, 0x05, 0x55, 0x66, 0x77, 0x88,
+      0x05, 0x00, 0x00, 0x03, 0x11, 0x22, 0x33, 0x44,
+      0x00, 0x12, 0x34, 0x80, 0x00, 0x00, 0x80, 0x00,
+    };
+    memcpy (want, rrtr_dlrr, 20);
+    memcpy (want + 20, dlrr_one, sizeof (dlrr_one));
+    assert_written_bytes (buf, want, sizeof (want));
+  }
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------ writers */
 
 GST_START_TEST (test_write_xr_rfc_bytes)
@@ -821,7 +907,7 @@ static const guint8 compound_mixed[] = {
 
 GST_START_TEST (test_compound_mixed)
 {
-  RcReportBlock w[3] = { {0} };
+  RcReportBlock w[4] = { {0} };
   RcRtcpParseInfo info;
   gboolean ok;
   GArray *out = parse (bytes_buffer (compound_mixed, sizeof (compound_mixed)),
@@ -841,17 +927,20 @@ GST_START_TEST (test_compound_mixed)
   w[0].rr.rtt = 6125 * MS;
   w[1] = discard_block (0x12121212, 0x0a0b0c0d, RC_XR_INTERVAL_INTERVAL, 3,
       3);
-  w[2] = tmmb_block (RC_REPORT_TMMBR, 0x12121212, 0x0a0b0c0d, 256000, 60);
+  w[2].kind = RC_REPORT_RRTR;
+  w[2].reporter_ssrc = 0x12121212;
+  w[2].rrtr.ntp = G_GUINT64_CONSTANT (0xb710800000000000);
+  w[3] = tmmb_block (RC_REPORT_TMMBR, 0x12121212, 0x0a0b0c0d, 256000, 60);
 
   fail_unless (ok);
   assert_clean (&info);
   fail_unless_equals_int (info.n_packets, 9);
   /* SDES, NACK, PLI, APP, type 210, BYE */
   fail_unless_equals_int (info.n_skipped_packets, 6);
-  /* RRT and BT 99 */
-  fail_unless_equals_int (info.n_skipped_blocks, 2);
-  fail_unless_equals_int (out->len, 3);
-  for (i = 0; i < 3; i++)
+  /* BT 99 */
+  fail_unless_equals_int (info.n_skipped_blocks, 1);
+  fail_unless_equals_int (out->len, 4);
+  for (i = 0; i < 4; i++)
     assert_block_eq (i, BLK (out, i), &w[i]);
   g_array_unref (out);
 }
@@ -1229,7 +1318,7 @@ GST_START_TEST (test_fuzz_no_crash)
     fail_unless (ok == (info.n_packets > 0));
     fail_unless (out->len <= RC_RTCP_MAX_BLOCKS);
     for (i = 0; i < out->len; i++)
-      fail_unless (BLK (out, i)->kind <= RC_REPORT_TMMBN);
+      fail_unless (BLK (out, i)->kind <= RC_REPORT_KIND_LAST);
     if (info.n_malformed_packets + info.n_malformed_blocks == 0 &&
         !info.truncated)
       fail_unless (info.first_problem == NULL);
@@ -1262,6 +1351,7 @@ rtcp_suite (void)
   tcase_add_test (tc, test_xr_longer_block);
   tcase_add_test (tc, test_tmmb_from_rfc_bytes);
   tcase_add_test (tc, test_nadu);
+  tcase_add_test (tc, test_rrtr_dlrr);
   tcase_add_test (tc, test_compound_mixed);
   tcase_add_test (tc, test_parse_appends);
 

@@ -1,13 +1,16 @@
-/* Real pipelines for the receiver-assisted controller: vp8enc ! rtpvp8pay !
- * urcpsender controller=cnadu ! rtpbin over UDP, through linksim (1 Mbit/s,
- * 20 ms, 300 ms queue) into a stock rtpbin receiver, with and without
- * rcreceiver behind it.
+/* Real pipelines for the receiver-assisted controllers: vp8enc ! rtpvp8pay
+ * ! urcpsender controller=cnadu|r3cp ! rtpbin over UDP, through linksim (1
+ * Mbit/s, 20 ms, 300 ms queue) into a stock rtpbin receiver, with and
+ * without rcreceiver behind it.
  *
- * With rcreceiver: its RTCP is valid on the wire (each packet walked with
- * GstRTCPBuffer, each XR discard block and NADU block read field by field
- * against RFC 3611/7002/7243 and TS 26.234), the sender's stock rtpbin
- * takes it without an error or warning, and C-NADU decides on it.
- * Without: urcpsender warns that the reports C-NADU needs are missing. */
+ * cnadu with rcreceiver: its RTCP is valid on the wire (each packet walked
+ * with GstRTCPBuffer, each XR discard block and NADU block read field by
+ * field against RFC 3611/7002/7243 and TS 26.234), the sender's stock
+ * rtpbin takes it without an error or warning, and C-NADU decides on it.
+ * Without: urcpsender warns that the reports C-NADU needs are missing.
+ * r3cp with rcreceiver r3cp=true: TMMBR requests on the wire (RFC 5104
+ * fields), urcpsender's DLRR answers give the receiver an RTT, and the
+ * sender follows the requests. */
 #include <gst/check/gstcheck.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gst/rtp/gstrtcpbuffer.h>
@@ -29,12 +32,13 @@ static const gchar *receiver_fmt =
     "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_back host=127.0.0.1 "
     "sync=false async=false";
 
-static const gchar *sender_desc =
+/* %s: the controller */
+static const gchar *sender_fmt =
     "rtpbin name=rtpbin "
     "videotestsrc is-live=true pattern=snow ! "
     "video/x-raw,width=320,height=240,framerate=30/1 ! "
     "vp8enc deadline=1 ! rtpvp8pay pt=96 ! application/x-rtp" TWCC_CAPS " ! "
-    "urcpsender name=rc controller=cnadu max-bitrate=3000000 ! "
+    "urcpsender name=rc controller=%s max-bitrate=3000000 ! "
     "rtpbin.send_rtp_sink_0 "
     "rtpbin.send_rtp_src_0 ! udpsink name=rtp_out host=127.0.0.1 sync=false "
     "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_out host=127.0.0.1 "
@@ -49,6 +53,8 @@ typedef struct
   gboolean have_media;
   guint discard_blocks, bytes_blocks, nadu_blocks, packets;
   guint nadu_buffered;          /* NADU blocks with a playout delay */
+  guint tmmbr, rrtr;            /* TMMBR FCI entries, RRTR blocks */
+  guint64 last_request;         /* bit/s, the newest TMMBR's */
   gchar *problem;               /* the first field that was wrong */
 } Wire;
 
@@ -92,6 +98,12 @@ check_xr (Wire * w, const guint8 * p, guint len)
     if (off + blen > len) {
       wrong (w, g_strdup ("XR block runs past its packet"));
       return;
+    }
+    if (bt == 4) {
+      /* RFC 3611 sec. 4.4: block length 2, an NTP timestamp */
+      w->rrtr++;
+      if (blen != 12)
+        wrong (w, g_strdup_printf ("RRTR: %u bytes, want 12", blen));
     }
     if (bt == 24 || bt == 26) {
       guint32 ssrc = GST_READ_UINT32_BE (p + off + 4);
@@ -159,6 +171,36 @@ check_nadu (Wire * w, GstRTCPPacket * pkt)
   }
 }
 
+/* RFC 5104 sec. 4.2.1.1: FCI entries of SSRC, exp(6) mantissa(17)
+ * overhead(9); header media SSRC 0. */
+static void
+check_tmmbr (Wire * w, GstRTCPPacket * pkt)
+{
+  guint8 *fci = gst_rtcp_packet_fb_get_fci (pkt);
+  guint16 words = gst_rtcp_packet_fb_get_fci_length (pkt);
+  guint i;
+
+  if (words == 0 || words % 2)
+    wrong (w, g_strdup_printf ("TMMBR FCI of %u words", words));
+  if (gst_rtcp_packet_fb_get_media_ssrc (pkt) != 0)
+    wrong (w, g_strdup ("TMMBR header media SSRC not 0"));
+  for (i = 0; i < words / 2; i++) {
+    const guint8 *e = fci + 8 * i;
+    guint32 word = GST_READ_UINT32_BE (e + 4);
+    guint64 rate = (guint64) ((word >> 9) & 0x1ffff) << (word >> 26);
+    w->tmmbr++;
+    w->last_request = rate;
+    if (GST_READ_UINT32_BE (e) != w->media_ssrc)
+      wrong (w, g_strdup_printf ("TMMBR for %08x, media is %08x",
+              GST_READ_UINT32_BE (e), w->media_ssrc));
+    if (rate < 50000 || rate > 3000000)
+      wrong (w, g_strdup_printf ("TMMBR asks for %" G_GUINT64_FORMAT
+              " bit/s", rate));
+    if ((word & 0x1ff) != 40)
+      wrong (w, g_strdup_printf ("TMMBR overhead %u", word & 0x1ff));
+  }
+}
+
 /* Each RTCP packet the receiver sends, walked with GstRTCPBuffer. */
 static GstPadProbeReturn
 rtcp_probe (GstPad * pad, GstPadProbeInfo * info, Wire * w)
@@ -192,6 +234,9 @@ rtcp_probe (GstPad * pad, GstPadProbeInfo * info, Wire * w)
 
     if (gst_rtcp_packet_get_type (&pkt) == GST_RTCP_TYPE_XR)
       check_xr (w, p, len);
+    else if (gst_rtcp_packet_get_type (&pkt) == GST_RTCP_TYPE_RTPFB &&
+        gst_rtcp_packet_fb_get_type (&pkt) == GST_RTCP_RTPFB_TYPE_TMMBR)
+      check_tmmbr (w, &pkt);
     else if (gst_rtcp_packet_get_type (&pkt) == GST_RTCP_TYPE_APP &&
         gst_rtcp_packet_app_get_subtype (&pkt) == 0 &&
         memcmp (gst_rtcp_packet_app_get_name (&pkt), "PSS0", 4) == 0)
@@ -215,8 +260,8 @@ add_probe (GstElement * pipeline, const gchar * name, const gchar * pad,
 }
 
 static void
-start_pair (const gchar * behind_rtpbin, GstElement ** send,
-    GstElement ** recv)
+start_pair (const gchar * controller, const gchar * behind_rtpbin,
+    GstElement ** send, GstElement ** recv)
 {
   GError *err = NULL;
   gchar *desc = g_strdup_printf (receiver_fmt, behind_rtpbin);
@@ -225,7 +270,9 @@ start_pair (const gchar * behind_rtpbin, GstElement ** send,
   *recv = gst_parse_launch (desc, &err);
   g_free (desc);
   fail_unless (*recv != NULL, "receiver: %s", err ? err->message : "");
-  *send = gst_parse_launch (sender_desc, &err);
+  desc = g_strdup_printf (sender_fmt, controller);
+  *send = gst_parse_launch (desc, &err);
+  g_free (desc);
   fail_unless (*send != NULL, "sender: %s", err ? err->message : "");
   fail_unless (gst_element_set_state (*recv, GST_STATE_READY) ==
       GST_STATE_CHANGE_SUCCESS);
@@ -300,7 +347,8 @@ GST_START_TEST (test_cnadu_with_rcreceiver)
   g_mutex_init (&w.lock);
   /* max-interval 1 s: Algorithm 1 starts at 5 s, too slow for a short
    * test */
-  start_pair ("! rcreceiver name=rx max-interval=1000", &send, &recv);
+  start_pair ("cnadu", "! rcreceiver name=rx max-interval=1000", &send,
+      &recv);
   add_probe (recv, "rtp_src", "src", (GstPadProbeCallback) rtp_probe, &w);
   add_probe (recv, "rtcp_back", "sink", (GstPadProbeCallback) rtcp_probe,
       &w);
@@ -355,7 +403,7 @@ GST_START_TEST (test_cnadu_stock_receiver_warns)
   GObject *session = NULL;
   gchar *warning;
 
-  start_pair ("", &send, &recv);
+  start_pair ("cnadu", "", &send, &recv);
   /* an application's setting, not a receiver element: reports every
    * 0.5 s so that three arrive in a short test */
   rtpbin = gst_bin_get_by_name (GST_BIN (recv), "rtpbin");
@@ -374,17 +422,74 @@ GST_START_TEST (test_cnadu_stock_receiver_warns)
 
 GST_END_TEST;
 
-static Suite *
-cnadu_pipeline_suite (void)
+/* R3CP+: the receiver asks (TMMBR), learns the RTT from urcpsender's
+ * DLRR answers, and the sender follows. */
+GST_START_TEST (test_r3cp_with_rcreceiver)
 {
-  Suite *s = suite_create ("cnadu_pipeline");
+  GstElement *send, *recv, *rc, *rx;
+  GstStructure *st, *rxst;
+  Wire w = { 0 };
+  guint64 requests = 0, rtt = 0;
+  guint target = 0, requested = 0;
+  gchar *warning;
+
+  g_mutex_init (&w.lock);
+  start_pair ("r3cp", "! rcreceiver name=rx r3cp=true", &send, &recv);
+  add_probe (recv, "rtp_src", "src", (GstPadProbeCallback) rtp_probe, &w);
+  add_probe (recv, "rtcp_back", "sink", (GstPadProbeCallback) rtcp_probe,
+      &w);
+  warning = stream_for (send, recv, 12);
+  rc = gst_bin_get_by_name (GST_BIN (send), "rc");
+  rx = gst_bin_get_by_name (GST_BIN (recv), "rx");
+  g_object_get (rc, "stats", &st, "target-bitrate", &target, NULL);
+  g_object_get (rx, "stats", &rxst, NULL);
+  GST_INFO ("sender: %" GST_PTR_FORMAT, st);
+  GST_INFO ("rcreceiver: %" GST_PTR_FORMAT, rxst);
+  fail_unless (gst_structure_get_uint64 (st, "requests", &requests));
+  fail_unless (gst_structure_get_uint64 (rxst, "rtt", &rtt));
+  fail_unless (gst_structure_get_uint (rxst, "requested-bitrate",
+          &requested));
+
+  g_mutex_lock (&w.lock);
+  fail_unless (w.problem == NULL, "on the wire: %s", w.problem);
+  fail_unless (w.tmmbr >= 10, "%u TMMBR entries", w.tmmbr);
+  fail_unless (w.rrtr >= 10, "%u RRTR blocks", w.rrtr);
+  g_mutex_unlock (&w.lock);
+  fail_unless (warning == NULL, "sender warned: %s", warning);
+  fail_unless (requests >= 10, "r3cp took %" G_GUINT64_FORMAT " requests",
+      requests);
+  /* the DLRR answers arrived: an RTT of the RTCP path, loopback both ways
+   * here (linksim is on the RTP path only) */
+  fail_unless (rtt > 0 && rtt < 100 * GST_MSECOND,
+      "receiver RTT %" GST_TIME_FORMAT, GST_TIME_ARGS (rtt));
+  /* the sender's target is one of the last requests (within the report
+   * delay: a step of Table 1) */
+  fail_unless (ABS ((gint64) target - (gint64) requested) <= requested / 2,
+      "target %u, requested %u", target, requested);
+
+  gst_structure_free (st);
+  gst_structure_free (rxst);
+  gst_object_unref (rc);
+  gst_object_unref (rx);
+  stop_pair (send, recv);
+  g_free (w.problem);
+  g_mutex_clear (&w.lock);
+}
+
+GST_END_TEST;
+
+static Suite *
+assisted_pipeline_suite (void)
+{
+  Suite *s = suite_create ("assisted_pipeline");
   TCase *tc = tcase_create ("general");
 
   tcase_set_timeout (tc, 60);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cnadu_with_rcreceiver);
   tcase_add_test (tc, test_cnadu_stock_receiver_warns);
+  tcase_add_test (tc, test_r3cp_with_rcreceiver);
   return s;
 }
 
-GST_CHECK_MAIN (cnadu_pipeline);
+GST_CHECK_MAIN (assisted_pipeline);

@@ -1,0 +1,224 @@
+/* R^3CP^+ (rc-rls, rc-r3cp, rc-receiver with r3cp): the RLS forecaster on
+ * series with a known next value, Table 1's cells, the receiver's TMMBR and
+ * RRTR, and the sender's controller following the requests or, with a
+ * stock receiver, running Table 1 itself and saying so. Fixed times only. */
+#include <gst/check/gstcheck.h>
+#include "rc-rls.h"
+#include "rc-r3cp.h"
+#include "rc-receiver.h"
+#include "rc-controller.h"
+
+#define MS GST_MSECOND
+#define S GST_SECOND
+
+/* A sampled sine, x_n = 2 cos(w) x_{n-1} - x_{n-2}: RLS with 3 taps learns
+ * the recursion and predicts the next value; a constant is predicted as
+ * itself. */
+GST_START_TEST (test_rls)
+{
+  RcRls r;
+  gdouble x, pred = 0;
+  guint i;
+
+  rc_rls_init (&r, 3, 1.0, 100);
+  fail_unless_equals_float (rc_rls_predict (&r), 0);
+  for (i = 0; i < 200; i++) {
+    x = sin (0.3 * i);
+    if (i > 100)
+      fail_unless (fabs (pred - x) < 1e-3, "step %u: predicted %f, got %f",
+          i, pred, x);
+    pred = rc_rls_push (&r, x);
+  }
+  rc_rls_init (&r, 4, 0.95, 100);
+  for (i = 0; i < 30; i++)
+    pred = rc_rls_push (&r, 0.03);
+  fail_unless (fabs (pred - 0.03) < 1e-6, "constant predicted as %f", pred);
+}
+
+GST_END_TEST;
+
+/* Table 1, each row: Unloaded grows by 2 packets per RTT, capped at 1.5 x
+ * the desired rate; Loaded holds at most the desired rate; Congested cuts
+ * the desired rate to 0.75 (forecast better) or 0.5 (forecast Congested). */
+GST_START_TEST (test_table1)
+{
+  RcR3cpConfig cfg;
+  RcR3cpRecv r;
+  gdouble rho;
+  guint i;
+
+  rc_r3cp_config_init (&cfg);
+  cfg.start_bps = 500000;
+  rc_r3cp_recv_init (&r, &cfg);
+  /* no loss, 100 ms RTT, receiving what is asked: + 2 x 1200 x 8 / 0.1 */
+  rho = rc_r3cp_recv_period (&r, 0, 500000, 100 * MS);
+  fail_unless_equals_int (r.now, RC_R3CP_UNLOADED);
+  fail_unless (fabs (rho - (500000 + 192000)) < 1, "rho %f", rho);
+  /* an application-limited source (sends 100 kbit/s): 150 kbit/s cap */
+  rho = rc_r3cp_recv_period (&r, 0, 100000, 100 * MS);
+  fail_unless (fabs (rho - 150000) < 1, "rho %f", rho);
+
+  /* Loaded (3 % loss): at most the desired rate, 400 / (1 - p-hat) */
+  rc_r3cp_recv_init (&r, &cfg);
+  for (i = 0; i < 10; i++)
+    rho = rc_r3cp_recv_period (&r, 0.03, 400000, 100 * MS);
+  fail_unless_equals_int (r.now, RC_R3CP_LOADED);
+  fail_unless (fabs (rho - 400000 / (1 - 0.03)) < 100, "rho %f", rho);
+
+  /* Congested now, forecast not (loss every other period: the forecaster
+   * learns that a lossy period is followed by a clean one): x 0.75 of the
+   * desired rate */
+  rc_r3cp_recv_init (&r, &cfg);
+  for (i = 0; i < 40; i++)
+    rho = rc_r3cp_recv_period (&r, (i % 2) ? 0.2 : 0, 500000, 100 * MS);
+  fail_unless_equals_int (r.now, RC_R3CP_CONGESTED);
+  fail_unless (r.forecast != RC_R3CP_CONGESTED, "forecast %f", r.p_hat);
+  fail_unless (fabs (rho - MAX (0.75 * r.desired, 50000)) < 1,
+      "rho %f, desired %f", rho, r.desired);
+  /* Congested and forecast Congested: x 0.5 */
+  for (i = 0; i < 10; i++)
+    rho = rc_r3cp_recv_period (&r, 0.2, 300000, 100 * MS);
+  fail_unless_equals_int (r.forecast, RC_R3CP_CONGESTED);
+  fail_unless (fabs (rho - MAX (0.5 * r.desired, 50000)) < 1, "rho %f", rho);
+}
+
+GST_END_TEST;
+
+/* The receiver with r3cp: each report after the first carries a TMMBR
+ * about the stream and an RRTR; the interval is the forecast RTT, once a
+ * DLRR gave one. */
+GST_START_TEST (test_receiver_requests)
+{
+  RcReceiverConfig cfg;
+  RcReceiver *rx;
+  GArray *out = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
+  gboolean tmmbr = FALSE, rrtr = FALSE;
+  guint i, k;
+
+  rc_receiver_config_init (&cfg);
+  cfg.r3cp = TRUE;
+  rc_r3cp_config_init (&cfg.r3cp_cfg);
+  rx = rc_receiver_new (&cfg);
+  for (k = 0; k < 3; k++) {
+    g_array_set_size (out, 0);
+    for (i = 0; i < 30; i++)
+      rc_receiver_on_packet (rx, 7, (guint16) (k * 30 + i), (k * 30 + i) *
+          3000, 1000, 10 * S + k * S + i * 33 * MS);
+    if (k == 1)
+      rc_receiver_on_rtt (rx, 250 * MS);
+    rc_receiver_report (rx, 10 * S + (k + 1) * S, 0, out);
+  }
+  for (i = 0; i < out->len; i++) {
+    RcReportBlock *b = &g_array_index (out, RcReportBlock, i);
+    if (b->kind == RC_REPORT_TMMBR) {
+      tmmbr = TRUE;
+      fail_unless_equals_int (b->media_ssrc, 7);
+      fail_unless (b->tmmb.bitrate > 300000, "asked for %" G_GUINT64_FORMAT,
+          b->tmmb.bitrate);
+    }
+    if (b->kind == RC_REPORT_RRTR) {
+      rrtr = TRUE;
+      fail_unless_equals_uint64 (b->rrtr.ntp >> 32, 2208988800u + 13);
+    }
+  }
+  fail_unless (tmmbr && rrtr);
+  fail_unless_equals_uint64 (rc_receiver_interval (rx), 250 * MS);
+  g_array_unref (out);
+  rc_receiver_free (rx);
+}
+
+GST_END_TEST;
+
+static RcController *
+r3cp (void)
+{
+  RcRateLimits l;
+
+  rc_rate_limits_init (&l);
+  return rc_controller_new (rc_controller_lookup ("r3cp"), &l, NULL, NULL);
+}
+
+static void
+feed (RcController * c, RcReportKind kind, guint64 bitrate, gdouble fraction,
+    GstClockTime now)
+{
+  RcReportBlock b = { 0 };
+  RcFeedback fb = { 0 };
+
+  b.kind = kind;
+  b.media_ssrc = 7;
+  b.tmmb.bitrate = bitrate;
+  if (kind == RC_REPORT_RR) {
+    b.rr.fraction_lost = fraction;
+    b.rr.rtt = 100 * MS;
+    b.rr.jitter = GST_CLOCK_TIME_NONE;
+  }
+  fb.reports = &b;
+  fb.n_reports = 1;
+  rc_controller_on_feedback (c, &fb, now);
+}
+
+/* The sender follows the receiver's requests. */
+GST_START_TEST (test_controller_follows)
+{
+  RcController *c = r3cp ();
+  guint i;
+
+  fail_unless_equals_uint64 (rc_controller_get_decision (c).media_bps,
+      300000);
+  feed (c, RC_REPORT_TMMBR, 777000, 0, S);
+  fail_unless_equals_uint64 (rc_controller_get_decision (c).media_bps,
+      777000);
+  for (i = 0; i < 5; i++)
+    feed (c, RC_REPORT_RR, 0, 0, (2 + i) * S);
+  fail_unless_equals_uint64 (rc_controller_get_decision (c).media_bps,
+      777000);
+  fail_unless (rc_controller_feedback_problem (c) == NULL);
+  rc_controller_free (c);
+}
+
+GST_END_TEST;
+
+/* A stock receiver: Table 1 on the RRs at the sender, and a warning. */
+GST_START_TEST (test_controller_fallback)
+{
+  RcController *c = r3cp ();
+  guint i, j;
+
+  for (i = 0; i < 4; i++) {
+    for (j = 0; j < 100; j++)
+      rc_controller_on_packet_sent (c, i * 100 + j, 1000, FALSE, i * S);
+    feed (c, RC_REPORT_RR, 0, 0, (i + 1) * S);
+  }
+  /* 800 kbit/s sent, no loss: grew past the start rate */
+  fail_unless (rc_controller_get_decision (c).media_bps > 300000);
+  fail_unless (rc_controller_feedback_problem (c) != NULL);
+  /* 20 % lost: cut */
+  {
+    guint64 before = rc_controller_get_decision (c).media_bps;
+    for (j = 0; j < 100; j++)
+      rc_controller_on_packet_sent (c, 400 + j, 1000, FALSE, 5 * S);
+    feed (c, RC_REPORT_RR, 0, 0.2, 6 * S);
+    fail_unless (rc_controller_get_decision (c).media_bps < before);
+  }
+  rc_controller_free (c);
+}
+
+GST_END_TEST;
+
+static Suite *
+r3cp_suite (void)
+{
+  Suite *s = suite_create ("r3cp");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_rls);
+  tcase_add_test (tc, test_table1);
+  tcase_add_test (tc, test_receiver_requests);
+  tcase_add_test (tc, test_controller_follows);
+  tcase_add_test (tc, test_controller_fallback);
+  return s;
+}
+
+GST_CHECK_MAIN (r3cp);
