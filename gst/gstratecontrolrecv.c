@@ -28,7 +28,8 @@
  * (RFC 7002, RFC 7243) and the 3GPP NADU report, which the `cnadu`
  * controller reads. Peers that do not know a block ignore it (RFC 3611
  * sec. 2; RFC 3550 sec. 6.7 for APP). For `cnadu` also set
- * #GstRateControlRecv:adapt-rtcp-interval.
+ * #GstRateControlRecv:adapt-rtcp-interval, for `r3cp`
+ * #GstRateControlRecv:r3cp.
  *
  * ## Example
  * |[
@@ -62,6 +63,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_rate_control_recv_debug);
 #define DEFAULT_POST_REPAIR TRUE
 #define DEFAULT_RECEIVER_REPORTS TRUE
 #define DEFAULT_ADAPT_RTCP_INTERVAL FALSE
+#define DEFAULT_R3CP FALSE
 /* rtpsession sends transport-wide feedback only in RTCP packets, and its
  * first one after a randomised 1.25-3.75 s (RFC 3550 sec. 6.3.5, half the
  * 5 s minimum): the sender ran that long with no feedback. A 100 ms
@@ -86,6 +88,7 @@ enum
   PROP_POST_REPAIR_SENT,
   PROP_RECEIVER_REPORTS,
   PROP_ADAPT_RTCP_INTERVAL,
+  PROP_R3CP,
 };
 
 /* Depayloader and decoders (the first one installed) per encoding. */
@@ -209,7 +212,7 @@ build (GstRateControlRecv * self)
   GstElement *last;
   GstCaps *caps;
   gchar *encoding;
-  gboolean decode, post_repair, reports, adapt;
+  gboolean decode, post_repair, reports, adapt, r3cp;
   gint port, rtcp, back, latency;
   gchar *host;
   GstPad *pad;
@@ -227,13 +230,14 @@ build (GstRateControlRecv * self)
   post_repair = self->post_repair;
   reports = self->receiver_reports;
   adapt = self->adapt_rtcp_interval;
+  r3cp = self->r3cp;
   GST_OBJECT_UNLOCK (self);
 
   /* not under our lock: a child's property change notifies its parents */
   if (self->report)
     g_object_set (self->report, "post-repair-reports", post_repair,
         "discard-reports", reports, "nadu-reports", reports,
-        "adapt-interval", adapt, NULL);
+        "adapt-interval", adapt, "r3cp", r3cp, NULL);
 
   g_object_set (self->rtpsrc, "port", port, "caps", caps, NULL);
   g_object_set (self->rtcpsrc, "port", rtcp, NULL);
@@ -378,6 +382,9 @@ gst_rate_control_recv_set_property (GObject * object, guint prop_id,
     case PROP_ADAPT_RTCP_INTERVAL:
       self->adapt_rtcp_interval = g_value_get_boolean (value);
       break;
+    case PROP_R3CP:
+      self->r3cp = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -431,6 +438,9 @@ gst_rate_control_recv_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ADAPT_RTCP_INTERVAL:
       g_value_set_boolean (value, self->adapt_rtcp_interval);
+      break;
+    case PROP_R3CP:
+      g_value_set_boolean (value, self->r3cp);
       break;
     case PROP_POST_REPAIR_SENT:{
       GstStructure *st = NULL;
@@ -534,6 +544,11 @@ gst_rate_control_recv_class_init (GstRateControlRecvClass * klass)
           "transport-wide feedback in it, goes every 100 ms or so, which "
           "the TWCC controllers need; changeable in NULL",
           DEFAULT_ADAPT_RTCP_INTERVAL, rw));
+  g_object_class_install_property (gobject_class, PROP_R3CP,
+      g_param_spec_boolean ("r3cp", "R3CP+ rate requests",
+          "Ask the sender for a rate by R3CP+ (rcreceiver r3cp=true: TMMBR "
+          "requests, RTCP every forecast RTT): for the r3cp controller; "
+          "changeable in NULL", DEFAULT_R3CP, rw));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -558,6 +573,7 @@ gst_rate_control_recv_init (GstRateControlRecv * self)
   self->post_repair = DEFAULT_POST_REPAIR;
   self->receiver_reports = DEFAULT_RECEIVER_REPORTS;
   self->adapt_rtcp_interval = DEFAULT_ADAPT_RTCP_INTERVAL;
+  self->r3cp = DEFAULT_R3CP;
 
   self->srcpad = gst_ghost_pad_new_no_target_from_template ("src",
       gst_static_pad_template_get (&src_template));

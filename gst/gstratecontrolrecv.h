@@ -25,7 +25,7 @@ struct _GstRateControlRecv
   GstElement *depay;            /* built at NULL->READY */
 
   /* the reports rcreceiver adds (properties, object lock) */
-  gboolean post_repair, receiver_reports, adapt_rtcp_interval;
+  gboolean post_repair, receiver_reports, adapt_rtcp_interval, r3cp;
   GstElement *report;           /* rcreceiver */
 };
 

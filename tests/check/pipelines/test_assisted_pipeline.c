@@ -7,7 +7,8 @@
  * with GstRTCPBuffer, each XR discard block and NADU block read field by
  * field against RFC 3611/7002/7243 and TS 26.234), the sender's stock
  * rtpbin takes it without an error or warning, and C-NADU decides on it.
- * Without: urcpsender warns that the reports C-NADU needs are missing.
+ * Without (cnadu and r3cp): urcpsender warns that the reports the
+ * controller needs are missing.
  * r3cp with rcreceiver r3cp=true: TMMBR requests on the wire (RFC 5104
  * fields), urcpsender's DLRR answers give the receiver an RTT, and the
  * sender follows the requests. */
@@ -396,14 +397,20 @@ GST_START_TEST (test_cnadu_with_rcreceiver)
 
 GST_END_TEST;
 
-/* A stock receiver: no NADU, no discards; urcpsender says so once. */
-GST_START_TEST (test_cnadu_stock_receiver_warns)
+/* A stock receiver: no NADU, no discards, no TMMBR; urcpsender says so
+ * once, naming the controller. */
+static const gchar *stock_cases[][2] = {
+  {"cnadu", "rc: cnadu: the receiver sends no NADU"},
+  {"r3cp", "rc: r3cp: the receiver sends no rate requests"},
+};
+
+GST_START_TEST (test_stock_receiver_warns)
 {
   GstElement *send, *recv, *rtpbin;
   GObject *session = NULL;
   gchar *warning;
 
-  start_pair ("cnadu", "", &send, &recv);
+  start_pair (stock_cases[__i__][0], "", &send, &recv);
   /* an application's setting, not a receiver element: reports every
    * 0.5 s so that three arrive in a short test */
   rtpbin = gst_bin_get_by_name (GST_BIN (recv), "rtpbin");
@@ -414,8 +421,8 @@ GST_START_TEST (test_cnadu_stock_receiver_warns)
   gst_object_unref (rtpbin);
   warning = stream_for (send, recv, 10);
   fail_unless (warning != NULL, "no warning from the sender");
-  fail_unless (strstr (warning, "rc: cnadu: the receiver sends no NADU") ==
-      warning, "warning: %s", warning);
+  fail_unless (strstr (warning, stock_cases[__i__][1]) == warning,
+      "warning: %s", warning);
   g_free (warning);
   stop_pair (send, recv);
 }
@@ -487,7 +494,8 @@ assisted_pipeline_suite (void)
   tcase_set_timeout (tc, 60);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cnadu_with_rcreceiver);
-  tcase_add_test (tc, test_cnadu_stock_receiver_warns);
+  tcase_add_loop_test (tc, test_stock_receiver_warns, 0,
+      G_N_ELEMENTS (stock_cases));
   tcase_add_test (tc, test_r3cp_with_rcreceiver);
   return s;
 }
