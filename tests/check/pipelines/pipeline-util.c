@@ -38,3 +38,17 @@ pipeline_check_no_error (GstElement * pipeline)
   }
   gst_object_unref (bus);
 }
+
+void
+pipeline_pair_ports (GstElement * send, GstElement * recv)
+{
+  fail_unless (gst_element_set_state (recv, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_set_state (send, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  pipeline_set_port (send, "rtp_out", pipeline_bound_port (recv, "rtp_src"));
+  pipeline_set_port (send, "rtcp_out", pipeline_bound_port (recv,
+          "rtcp_src"));
+  pipeline_set_port (recv, "rtcp_back", pipeline_bound_port (send,
+          "rtcp_in"));
+}

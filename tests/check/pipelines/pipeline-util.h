@@ -9,6 +9,10 @@
 /* The port the element called `name` in `pipeline` is bound to. */
 gint pipeline_bound_port (GstElement * pipeline, const gchar * name);
 void pipeline_set_port (GstElement * pipeline, const gchar * name, gint port);
+/* Both to READY (udpsrc port=0 binds there), then the sender's rtp_out and
+ * rtcp_out to the receiver's rtp_src and rtcp_src, and the receiver's
+ * rtcp_back to the sender's rtcp_in. */
+void pipeline_pair_ports (GstElement * send, GstElement * recv);
 /* Fails the test on any ERROR message waiting on the pipeline's bus. */
 void pipeline_check_no_error (GstElement * pipeline);
 

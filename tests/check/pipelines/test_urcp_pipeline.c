@@ -56,7 +56,6 @@ start_pair (gboolean twcc, GstElement ** send, GstElement ** recv)
 {
   GError *err = NULL;
   gchar *desc;
-  GstElement *rtcp_back;
 
   desc = g_strdup_printf (receiver_fmt, twcc ? TWCC_CAPS : "");
   *recv = gst_parse_launch (desc, &err);
@@ -67,15 +66,7 @@ start_pair (gboolean twcc, GstElement ** send, GstElement ** recv)
   g_free (desc);
   fail_unless (*send != NULL, "sender: %s", err ? err->message : "");
 
-  fail_unless (gst_element_set_state (*recv, GST_STATE_READY) ==
-      GST_STATE_CHANGE_SUCCESS);
-  fail_unless (gst_element_set_state (*send, GST_STATE_READY) ==
-      GST_STATE_CHANGE_SUCCESS);
-  pipeline_set_port (*send, "rtp_out", pipeline_bound_port (*recv, "rtp_src"));
-  pipeline_set_port (*send, "rtcp_out", pipeline_bound_port (*recv, "rtcp_src"));
-  rtcp_back = gst_bin_get_by_name (GST_BIN (*recv), "rtcp_back");
-  g_object_set (rtcp_back, "port", pipeline_bound_port (*send, "rtcp_in"), NULL);
-  gst_object_unref (rtcp_back);
+  pipeline_pair_ports (*send, *recv);
 }
 
 static void
