@@ -274,7 +274,9 @@ parse_xr_block (ParseCtx * c, guint32 reporter, const guint8 * p, gsize len)
   if (p[0] == RC_XR_BT_RRTR) {
     /* no SSRC: the reporter is the receiver */
     b.kind = RC_REPORT_RRTR;
-    b.rrtr.ntp = GST_READ_UINT64_BE (p + 4);
+    /* two words: RTCP is 32-bit aligned, not 64 */
+    b.rrtr.ntp = (guint64) GST_READ_UINT32_BE (p + 4) << 32 |
+        GST_READ_UINT32_BE (p + 8);
     append (c, &b);
     return;
   }
@@ -552,7 +554,8 @@ write_xr_block (guint8 * p, const RcReportBlock * b, guint8 bt, gsize size)
   p[1] = 0;
   GST_WRITE_UINT16_BE (p + 2, size / 4 - 1);
   if (bt == RC_XR_BT_RRTR) {
-    GST_WRITE_UINT64_BE (p + 4, b->rrtr.ntp);
+    GST_WRITE_UINT32_BE (p + 4, (guint32) (b->rrtr.ntp >> 32));
+    GST_WRITE_UINT32_BE (p + 8, (guint32) b->rrtr.ntp);
     return;
   }
   GST_WRITE_UINT32_BE (p + 4, b->media_ssrc);
