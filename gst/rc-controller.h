@@ -132,7 +132,7 @@ typedef struct _RcControllerInfo
    * for it. */
   gboolean receiver_assisted;
   /* TRUE: it follows rate requests (TMMBR) that the receiver-side element
-   * computes by the controller's own algorithm (rcreceiver requests=r3cp);
+   * computes by the controller's own algorithm (rcreceiver r3cp=true);
    * implies receiver_assisted. */
   gboolean receiver_requests;
 } RcControllerInfo;
