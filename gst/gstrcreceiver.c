@@ -160,21 +160,27 @@ ensure_rx_locked (GstRcReceiver * self)
   self->rx = rc_receiver_new (&cfg);
 }
 
+/* A packet arrived at `now` (our lock held). */
+static void
+arrived_locked (GstRcReceiver * self, const RtpInfo * i, GstClockTime now)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (now))
+    return;
+  ensure_rx_locked (self);
+  if (rc_receiver_on_packet (self->rx, i->ssrc, i->seq, i->ts, i->payload,
+          now))
+    GST_LOG_OBJECT (self, "packet %u arrived after its playout time", i->seq);
+}
+
 static void
 arrived (GstRcReceiver * self, GstBuffer * buf)
 {
   RtpInfo i;
-  GstClockTime now;
 
   if (!rtp_info (buf, &i))
     return;
   g_mutex_lock (&self->lock);
-  now = now_locked (self);
-  if (GST_CLOCK_TIME_IS_VALID (now)) {
-    ensure_rx_locked (self);
-    if (rc_receiver_on_packet (self->rx, i.ssrc, i.seq, i.ts, i.payload, now))
-      GST_LOG_OBJECT (self, "packet %u arrived after its playout time", i.seq);
-  }
+  arrived_locked (self, &i, now_locked (self));
   g_mutex_unlock (&self->lock);
 }
 
@@ -207,20 +213,18 @@ static gboolean
 on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
     GstRcReceiver * self)
 {
-  GArray *blocks, *xr, *nadu;
-  const RcReportBlock *request = NULL;
+  GArray *blocks, *sent;
   GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
   GstElement *dec;
   GstClockTime now, interval = GST_CLOCK_TIME_NONE;
   guint recovered = 0, i;
   guint32 own_ssrc = 0;
-  gboolean ok = TRUE, adapt, discards, nadus, repairs;
+  gboolean ok, adapt, discards, nadus, repairs;
 
   if (early)
     return FALSE;
   blocks = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
-  xr = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
-  nadu = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
+  sent = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
   /* fecdec's count outside our lock, which the streaming threads take */
   g_mutex_lock (&self->lock);
   dec = self->fecdec ? gst_object_ref (self->fecdec) : NULL;
@@ -244,56 +248,49 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
   repairs = self->post_repair;
   g_mutex_unlock (&self->lock);
 
+  /* the kinds switched off stay out */
   for (i = 0; i < blocks->len; i++) {
     RcReportBlock *b = &g_array_index (blocks, RcReportBlock, i);
     if (((b->kind == RC_REPORT_DISCARD || b->kind == RC_REPORT_DISCARD_BYTES)
-            && discards) || (b->kind == RC_REPORT_POST_REPAIR && repairs) ||
-        b->kind == RC_REPORT_RRTR)
-      g_array_append_val (xr, *b);
-    else if (b->kind == RC_REPORT_NADU && nadus)
-      g_array_append_val (nadu, *b);
-    else if (b->kind == RC_REPORT_TMMBR)
-      request = b;
-  }
-  if ((xr->len || nadu->len || request) &&
-      gst_rtcp_buffer_map (buffer, GST_MAP_READWRITE, &rtcp)) {
-    if (request) {
-      ok &= rc_rtcp_write_tmmb (&rtcp, RC_REPORT_TMMBR, own_ssrc, request, 1);
+            && !discards) || (b->kind == RC_REPORT_POST_REPAIR && !repairs)
+        || (b->kind == RC_REPORT_NADU && !nadus))
+      continue;
+    g_array_append_val (sent, *b);
+    if (b->kind == RC_REPORT_TMMBR)
       GST_DEBUG_OBJECT (self, "asking for %" G_GUINT64_FORMAT " bit/s "
-          "(TMMBR, R3CP+ Table 1)", request->tmmb.bitrate);
-    }
-    if (xr->len)
-      ok &= rc_rtcp_write_xr (&rtcp, own_ssrc,
-          (RcReportBlock *) xr->data, xr->len);
-    if (nadu->len)
-      ok &= rc_rtcp_write_nadu (&rtcp, own_ssrc,
-          (RcReportBlock *) nadu->data, nadu->len);
+          "(TMMBR, R3CP+ Table 1)", b->tmmb.bitrate);
+    else if (b->kind == RC_REPORT_NADU)
+      GST_DEBUG_OBJECT (self, "report: NADU next %u, playout delay %u ms, "
+          "next interval %" GST_TIME_FORMAT, b->nadu.nsn,
+          b->nadu.playout_delay_ms, GST_TIME_ARGS (interval));
+    else if (b->kind == RC_REPORT_DISCARD && b->discard.packets > 0)
+      GST_INFO_OBJECT (self, "%u packets arrived too late for playout since "
+          "the last report", b->discard.packets);
+  }
+  if (sent->len && gst_rtcp_buffer_map (buffer, GST_MAP_READWRITE, &rtcp)) {
+    ok = rc_rtcp_write_blocks (&rtcp, own_ssrc, (RcReportBlock *) sent->data,
+        sent->len);
     gst_rtcp_buffer_unmap (&rtcp);
     g_mutex_lock (&self->lock);
     self->reports_sent++;
-    for (i = 0; ok && i < xr->len; i++)
-      if (g_array_index (xr, RcReportBlock, i).kind == RC_REPORT_POST_REPAIR)
-        self->post_repair_sent++;
-      else if (g_array_index (xr, RcReportBlock, i).kind == RC_REPORT_DISCARD)
-        self->discard_sent++;
-    if (ok)
-      self->nadu_sent += nadu->len;
+    for (i = 0; ok && i < sent->len; i++)
+      switch (g_array_index (sent, RcReportBlock, i).kind) {
+        case RC_REPORT_POST_REPAIR:
+          self->post_repair_sent++;
+          break;
+        case RC_REPORT_DISCARD:
+          self->discard_sent++;
+          break;
+        case RC_REPORT_NADU:
+          self->nadu_sent++;
+          break;
+        default:
+          break;
+      }
     g_mutex_unlock (&self->lock);
     if (!ok)
       GST_WARNING_OBJECT (self, "no room for every block in the RTCP "
           "packet; some were left out");
-  }
-  if (nadu->len) {
-    RcReportBlock *b = &g_array_index (nadu, RcReportBlock, 0);
-    GST_DEBUG_OBJECT (self, "report: NADU next %u, playout delay %u ms, "
-        "%u XR blocks, next interval %" GST_TIME_FORMAT, b->nadu.nsn,
-        b->nadu.playout_delay_ms, xr->len, GST_TIME_ARGS (interval));
-  }
-  for (i = 0; i < xr->len; i++) {
-    RcReportBlock *b = &g_array_index (xr, RcReportBlock, i);
-    if (b->kind == RC_REPORT_DISCARD && b->discard.packets > 0)
-      GST_INFO_OBJECT (self, "%u packets arrived too late for playout since "
-          "the last report", b->discard.packets);
   }
 
   g_mutex_lock (&self->lock);
@@ -310,8 +307,7 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
         " (Algorithm 1)", GST_TIME_ARGS (interval));
   }
   g_array_unref (blocks);
-  g_array_unref (xr);
-  g_array_unref (nadu);
+  g_array_unref (sent);
   return FALSE;
 }
 
@@ -324,7 +320,6 @@ on_receiving_rtcp (GObject * session, GstBuffer * buffer,
   GArray *blocks = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
   guint32 own = 0;
   GstClockTime now;
-  guint i;
 
   g_object_get (session, "internal-ssrc", &own, NULL);
   g_mutex_lock (&self->lock);
@@ -332,15 +327,8 @@ on_receiving_rtcp (GObject * session, GstBuffer * buffer,
   if (self->rx && GST_CLOCK_TIME_IS_VALID (now)) {
     rc_rtcp_parse (buffer, rc_rtcp_ntp_short (rc_rtcp_ntp_from_unix (now)),
         0, blocks, NULL);
-    for (i = 0; i < blocks->len; i++) {
-      RcReportBlock *b = &g_array_index (blocks, RcReportBlock, i);
-      if (b->kind == RC_REPORT_DLRR && b->media_ssrc == own &&
-          GST_CLOCK_TIME_IS_VALID (b->dlrr.rtt)) {
-        rc_receiver_on_rtt (self->rx, b->dlrr.rtt);
-        GST_LOG_OBJECT (self, "RTT %" GST_TIME_FORMAT " (DLRR)",
-            GST_TIME_ARGS (b->dlrr.rtt));
-      }
-    }
+    rc_receiver_on_reports (self->rx, own, (RcReportBlock *) blocks->data,
+        blocks->len);
   }
   g_mutex_unlock (&self->lock);
   g_array_unref (blocks);
@@ -448,7 +436,7 @@ static GstFlowReturn
 gst_rc_receiver_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 {
   GstRcReceiver *self = GST_RC_RECEIVER (parent);
-  gboolean look, here;
+  gboolean look;
   RtpInfo i;
 
   g_mutex_lock (&self->lock);
@@ -459,13 +447,11 @@ gst_rc_receiver_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   if (look)
     search (self);
 
-  g_mutex_lock (&self->lock);
-  here = self->arrival_pad == NULL;
-  g_mutex_unlock (&self->lock);
-  if (here)
-    arrived (self, buf);
   if (rtp_info (buf, &i)) {
     g_mutex_lock (&self->lock);
+    /* without a jitterbuffer upstream, packets arrive here */
+    if (!self->arrival_pad)
+      arrived_locked (self, &i, now_locked (self));
     ensure_rx_locked (self);
     rc_receiver_on_output (self->rx, i.ssrc, i.seq);
     g_mutex_unlock (&self->lock);

@@ -384,6 +384,18 @@ rc_receiver_report (RcReceiver * r, GstClockTime now, guint64 repaired_total,
   return n;
 }
 
+void
+rc_receiver_on_reports (RcReceiver * r, guint32 own_ssrc,
+    const RcReportBlock * blocks, guint n_blocks)
+{
+  guint i;
+
+  g_return_if_fail (r != NULL && (blocks != NULL || n_blocks == 0));
+  for (i = 0; i < n_blocks; i++)
+    if (blocks[i].kind == RC_REPORT_DLRR && blocks[i].media_ssrc == own_ssrc)
+      rc_receiver_on_rtt (r, blocks[i].dlrr.rtt);
+}
+
 GstClockTime
 rc_receiver_interval (RcReceiver * r)
 {

@@ -88,6 +88,12 @@ guint rc_receiver_report (RcReceiver * r, GstClockTime now,
  * for R^3CP^+'s forecast. */
 void rc_receiver_on_rtt (RcReceiver * r, GstClockTime rtt);
 
+/* Blocks parsed from an RTCP packet that reached the receiver (its own
+ * SSRC `own_ssrc`): a DLRR answering its RRTR gives
+ * rc_receiver_on_rtt() its RTT; the rest is not for it. */
+void rc_receiver_on_reports (RcReceiver * r, guint32 own_ssrc,
+    const RcReportBlock * blocks, guint n_blocks);
+
 /* The report interval to use from now on. */
 GstClockTime rc_receiver_interval (RcReceiver * r);
 

@@ -712,3 +712,50 @@ rc_rtcp_write_nadu (GstRTCPBuffer * rtcp, guint32 reporter_ssrc,
   rtcp->map.size = pkt.offset + size;
   return TRUE;
 }
+
+/* Those of `blocks` of `kind`, or (kind < 0) of the XR kinds, into `tmp`. */
+static void
+pick (GArray * tmp, const RcReportBlock * blocks, guint n, gint kind)
+{
+  guint i;
+
+  g_array_set_size (tmp, 0);
+  for (i = 0; i < n; i++)
+    if (kind < 0 ? xr_block_type (&blocks[i]) != 0 :
+        blocks[i].kind == (RcReportKind) kind)
+      g_array_append_val (tmp, blocks[i]);
+}
+
+gboolean
+rc_rtcp_write_blocks (GstRTCPBuffer * rtcp, guint32 reporter_ssrc,
+    const RcReportBlock * blocks, guint n_blocks)
+{
+  GArray *tmp = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
+  guint i, written = 0;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (rtcp != NULL, FALSE);
+  g_return_val_if_fail (blocks != NULL || n_blocks == 0, FALSE);
+
+  for (i = 0; i < n_blocks; i++)
+    if (blocks[i].kind == RC_REPORT_RR)
+      ok = FALSE;               /* rtpsession writes those */
+  pick (tmp, blocks, n_blocks, RC_REPORT_TMMBR);
+  if (tmp->len && rc_rtcp_write_tmmb (rtcp, RC_REPORT_TMMBR, reporter_ssrc,
+          (RcReportBlock *) tmp->data, tmp->len))
+    written += tmp->len;
+  pick (tmp, blocks, n_blocks, RC_REPORT_TMMBN);
+  if (tmp->len && rc_rtcp_write_tmmb (rtcp, RC_REPORT_TMMBN, reporter_ssrc,
+          (RcReportBlock *) tmp->data, tmp->len))
+    written += tmp->len;
+  pick (tmp, blocks, n_blocks, -1);
+  if (tmp->len && rc_rtcp_write_xr (rtcp, reporter_ssrc,
+          (RcReportBlock *) tmp->data, tmp->len))
+    written += tmp->len;
+  pick (tmp, blocks, n_blocks, RC_REPORT_NADU);
+  if (tmp->len && rc_rtcp_write_nadu (rtcp, reporter_ssrc,
+          (RcReportBlock *) tmp->data, tmp->len))
+    written += tmp->len;
+  g_array_unref (tmp);
+  return ok && written == n_blocks;
+}

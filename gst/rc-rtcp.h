@@ -101,6 +101,14 @@ gboolean rc_rtcp_write_tmmb (GstRTCPBuffer * rtcp, RcReportKind kind,
 gboolean rc_rtcp_write_nadu (GstRTCPBuffer * rtcp, guint32 reporter_ssrc,
     const RcReportBlock * blocks, guint n_blocks);
 
+/* Appends `blocks`, of any kinds the writers above take, as the fewest
+ * packets: a TMMBR and a TMMBN packet with the entries of each, one XR
+ * packet with every XR block, one NADU packet. FALSE if a block was not
+ * written (an RR, a field out of range, no room); the packets that fit
+ * stay. */
+gboolean rc_rtcp_write_blocks (GstRTCPBuffer * rtcp, guint32 reporter_ssrc,
+    const RcReportBlock * blocks, guint n_blocks);
+
 /* The middle 32 bits of a 64-bit NTP timestamp (RFC 3550 sec. 4): 16.16
  * seconds, as in LSR and DLSR. */
 guint32 rc_rtcp_ntp_short (guint64 ntp_64);

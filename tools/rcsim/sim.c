@@ -740,7 +740,6 @@ static void
 media_sr_arrive (Sim * sim, SimFlow * f, SimPkt * p)
 {
   MediaState *m = f->media;
-  guint i;
 
   m->lsr = (guint32) p->seq;
   m->sr_arrival = sim->now;
@@ -750,12 +749,8 @@ media_sr_arrive (Sim * sim, SimFlow * f, SimPkt * p)
   g_array_set_size (m->reports, 0);
   rc_rtcp_parse (p->rtcp, ntp_short_at (receiver_clock (f, sim->now)),
       RTP_CLOCK_RATE, m->reports, NULL);
-  for (i = 0; i < m->reports->len; i++) {
-    RcReportBlock *b = &g_array_index (m->reports, RcReportBlock, i);
-    if (b->kind == RC_REPORT_DLRR && b->media_ssrc == SSRC_BASE + 0x1000 +
-        f->id)
-      rc_receiver_on_rtt (m->rx, b->dlrr.rtt);
-  }
+  rc_receiver_on_reports (m->rx, SSRC_BASE + 0x1000 + f->id,
+      (RcReportBlock *) m->reports->data, m->reports->len);
 }
 
 /* The next RR: Algorithm 1's interval with rcreceiver, randomised as
@@ -779,28 +774,13 @@ add_receiver_blocks (Sim * sim, SimFlow * f, GstRTCPBuffer * rtcp)
 {
   MediaState *m = f->media;
   GArray *blocks = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
-  GArray *xr = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
-  GArray *nadu = g_array_new (FALSE, TRUE, sizeof (RcReportBlock));
-  guint i, before = rtcp ? rtcp->map.size : 0;
-  guint32 ssrc = SSRC_BASE + 0x1000 + f->id;
+  guint before = rtcp ? rtcp->map.size : 0;
 
   rc_receiver_report (m->rx, receiver_clock (f, sim->now), 0, blocks);
-  if (!rtcp)
-    blocks->len = 0;
-  for (i = 0; i < blocks->len; i++) {
-    RcReportBlock *b = &g_array_index (blocks, RcReportBlock, i);
-    if (b->kind == RC_REPORT_TMMBR)
-      rc_rtcp_write_tmmb (rtcp, RC_REPORT_TMMBR, ssrc, b, 1);
-    else
-      g_array_append_val (b->kind == RC_REPORT_NADU ? nadu : xr, *b);
-  }
-  if (xr->len)
-    rc_rtcp_write_xr (rtcp, ssrc, (RcReportBlock *) xr->data, xr->len);
-  if (nadu->len)
-    rc_rtcp_write_nadu (rtcp, ssrc, (RcReportBlock *) nadu->data, nadu->len);
+  if (rtcp)
+    rc_rtcp_write_blocks (rtcp, SSRC_BASE + 0x1000 + f->id,
+        (RcReportBlock *) blocks->data, blocks->len);
   g_array_unref (blocks);
-  g_array_unref (xr);
-  g_array_unref (nadu);
   return rtcp ? rtcp->map.size - before : 0;
 }
 

@@ -86,7 +86,7 @@ GST_END_TEST;
 
 /* The receiver with r3cp: each report after the first carries a TMMBR
  * about the stream and an RRTR; the interval is the forecast RTT, once a
- * DLRR gave one. */
+ * DLRR about this receiver gave one (another receiver's is not its RTT). */
 GST_START_TEST (test_receiver_requests)
 {
   RcReceiverConfig cfg;
@@ -104,8 +104,16 @@ GST_START_TEST (test_receiver_requests)
     for (i = 0; i < 30; i++)
       rc_receiver_on_packet (rx, 7, (guint16) (k * 30 + i), (k * 30 + i) *
           3000, 1000, 10 * S + k * S + i * 33 * MS);
-    if (k == 1)
-      rc_receiver_on_rtt (rx, 250 * MS);
+    if (k == 1) {
+      /* the sender's DLRRs: ours (SSRC 99) and another receiver's */
+      RcReportBlock d[2] = { {0} };
+      d[0].kind = d[1].kind = RC_REPORT_DLRR;
+      d[0].media_ssrc = 98;
+      d[0].dlrr.rtt = 900 * MS;
+      d[1].media_ssrc = 99;
+      d[1].dlrr.rtt = 250 * MS;
+      rc_receiver_on_reports (rx, 99, d, 2);
+    }
     rc_receiver_report (rx, 10 * S + (k + 1) * S, 0, out);
   }
   for (i = 0; i < out->len; i++) {

@@ -657,6 +657,59 @@ GST_START_TEST (test_rrtr_dlrr)
 
 GST_END_TEST;
 
+/* rc_rtcp_write_blocks: a receiver's mixed blocks become one TMMBR, one XR
+ * and one NADU packet, read back block for block in that order; an RR is
+ * refused (rtpsession writes those) while the rest is written. */
+GST_START_TEST (test_write_blocks)
+{
+  RcReportBlock in[5], want[5], rr = { 0 };
+  GstBuffer *buf = gst_rtcp_buffer_new (1400);
+  GstRTCPBuffer rtcp = GST_RTCP_BUFFER_INIT;
+  RcRtcpParseInfo info;
+  GArray *out;
+  gboolean ok;
+  guint i;
+
+  in[0] = discard_block (0, 0xaa, RC_XR_INTERVAL_INTERVAL, 0, 3);
+  in[1] = BLOCK (RC_REPORT_NADU, 0, 0xaa, nadu, 40, 7, 0, 0xffff);
+  in[2] = tmmb_block (RC_REPORT_TMMBR, 0, 0xaa, 500000, 40);
+  in[3] = bytes_block (0, 0xaa, RC_XR_INTERVAL_INTERVAL, FALSE, 3000);
+  memset (&in[4], 0, sizeof (in[4]));
+  in[4].kind = RC_REPORT_RRTR;
+  in[4].rrtr.ntp = G_GUINT64_CONSTANT (0x0102030405060708);
+  want[0] = in[2];
+  want[1] = in[0];
+  want[2] = in[3];
+  want[3] = in[4];
+  want[4] = in[1];
+  for (i = 0; i < 5; i++)
+    want[i].reporter_ssrc = 0x77;
+  fail_unless (gst_rtcp_buffer_map (buf, GST_MAP_READWRITE, &rtcp));
+  fail_unless (rc_rtcp_write_blocks (&rtcp, 0x77, in, 5));
+  gst_rtcp_buffer_unmap (&rtcp);
+  fail_unless_equals_int (gst_buffer_get_size (buf), 20 + 8 + 12 + 12 + 12 +
+      24);
+  out = parse (gst_buffer_ref (buf), 0, 90000, &info, &ok);
+  assert_clean (&info);
+  fail_unless_equals_int (info.n_packets, 3);
+  fail_unless_equals_int (out->len, 5);
+  for (i = 0; i < 5; i++)
+    assert_block_eq (i, BLK (out, i), &want[i]);
+  g_array_unref (out);
+  gst_buffer_unref (buf);
+
+  rr.kind = RC_REPORT_RR;
+  buf = gst_rtcp_buffer_new (1400);
+  fail_unless (gst_rtcp_buffer_map (buf, GST_MAP_READWRITE, &rtcp));
+  in[1] = rr;
+  fail_if (rc_rtcp_write_blocks (&rtcp, 0x77, in, 2));
+  fail_unless_equals_int (gst_rtcp_buffer_get_packet_count (&rtcp), 1);
+  gst_rtcp_buffer_unmap (&rtcp);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------ writers */
 
 GST_START_TEST (test_write_xr_rfc_bytes)
@@ -1352,6 +1405,7 @@ rtcp_suite (void)
   tcase_add_test (tc, test_tmmb_from_rfc_bytes);
   tcase_add_test (tc, test_nadu);
   tcase_add_test (tc, test_rrtr_dlrr);
+  tcase_add_test (tc, test_write_blocks);
   tcase_add_test (tc, test_compound_mixed);
   tcase_add_test (tc, test_parse_appends);
 
