@@ -48,6 +48,9 @@ typedef struct
   guint64 pacing_bps;           /* what the pacer should drain at; 0: the
                                  * sender's default (pacing-factor x the
                                  * media plus FEC rate) */
+  guint64 send_cap_bps;         /* selective transmission (rc-select.h):
+                                 * media sent above this rate loses its
+                                 * non-reference frames; 0: no cap */
   const gchar *phase;           /* static: short name of the controller's
                                  * phase, e.g. "startup-low", "steady" */
   const gchar *reason;          /* static: why the rate is what it is, in

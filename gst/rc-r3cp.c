@@ -233,6 +233,13 @@ r3cp_get_decision (RcController * c)
   RcDecision d = { 0 };
 
   d.media_bps = (guint64) r->rate;
+  /* Sec. 3: selective transmission when the requested rate is below the
+   * desired one. The desired rate of a live stream is what its encoder
+   * produces (the receiver's lambda-hat_n is what it receives of that):
+   * capping what is sent at the request drops frames exactly when the
+   * encoder's output runs above it. Only a receiver's request caps; the
+   * sender's own Table 1 on receiver reports does not. */
+  d.send_cap_bps = r->tmmbr_seen ? (guint64) r->rate : 0;
   d.phase = r->tmmbr_seen ? "requested" : r->rr_seen > 1 ? "fallback" :
       "start";
   d.reason = r->reason;

@@ -76,6 +76,11 @@ GST_DEBUG_CATEGORY_STATIC (rc_sender_debug);
 #define CB_INTERVALS 3
 /* While tripped: admission at twice the floor, one second deep (see
  * rc_sender_admit()). */
+/* How far the media sent may run ahead of a controller's send cap before
+ * non-reference frames are dropped: the rate buffer urcpsender gives vp8enc
+ * (gstrcencoder.c, 300 ms), within which the encoder's own overshoot is its
+ * normal rate control. */
+#define SELECT_WINDOW (300 * GST_MSECOND)
 #define CB_ADMIT_FACTOR 2.0
 
 typedef struct
@@ -149,6 +154,9 @@ struct _RcSender
   gdouble admit_tokens;         /* bits */
   GstClockTime admit_last;
   guint64 breaker_dropped;
+
+  /* selective transmission */
+  RcSelect select;
   gboolean breaker_tripped_event, breaker_reset_event; /* for the next
                                                          * poll to report */
 
@@ -208,6 +216,7 @@ rc_sender_new (const RcSenderConfig * cfg, GError ** error)
   s->cfg.limits = ctrl->limits;
   s->ctrl = ctrl;
   rc_pacer_init (&s->pacer, cfg->max_queue_time);
+  rc_select_init (&s->select);
   g_queue_init (&s->queue);
   rc_seq_unwrap_init (&s->twcc_unwrap);
   s->results = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
@@ -302,6 +311,15 @@ rc_sender_set_media_pt (RcSender * s, gint pt)
 }
 
 /* ------------------------------------------------------------- decisions */
+
+gboolean
+rc_sender_select (RcSender * s, const RcFrameInfo * f, guint size,
+    GstClockTime now)
+{
+  guint64 cap = s->tripped ? 0 : rc_controller_get_decision (s->ctrl).send_cap_bps;
+
+  return rc_select_packet (&s->select, f, size, cap, SELECT_WINDOW, now);
+}
 
 RcDecision
 rc_sender_get_decision (RcSender * s)
@@ -971,7 +989,11 @@ rc_sender_get_stats (RcSender * s, GstClockTime now)
       "pacing-queue-bytes", G_TYPE_UINT64, bytes,
       "pacing-queue-time", G_TYPE_UINT64, (guint64) drain,
       "circuit-breaker-trips", G_TYPE_UINT64, (guint64) s->trips,
-      "circuit-breaker-dropped", G_TYPE_UINT64, s->breaker_dropped, NULL);
+      "circuit-breaker-dropped", G_TYPE_UINT64, s->breaker_dropped,
+      "send-cap", G_TYPE_UINT, rc_stats_bps (d.send_cap_bps),
+      "selective-dropped-frames", G_TYPE_UINT64, s->select.dropped_frames,
+      "selective-dropped-bytes", G_TYPE_UINT64, s->select.dropped_bytes,
+      NULL);
   gst_structure_foreach (ctrl, copy_field, st);
   gst_structure_free (ctrl);
   return st;

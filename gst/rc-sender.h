@@ -36,6 +36,7 @@
 #include <gst/gst.h>
 #include "rc-controller.h"
 #include "rc-twcc.h"
+#include "rc-select.h"
 
 G_BEGIN_DECLS
 
@@ -149,6 +150,14 @@ gboolean rc_sender_admit (RcSender * s, guint size, RcSenderItemKind kind,
     GstClockTime now);
 void rc_sender_push (RcSender * s, gpointer data, guint size,
     RcSenderItemKind kind, GstClockTime now);
+/* Selective transmission: whether a media packet (its frame described by
+ * `f`) goes out, under the controller's send cap (RcDecision.send_cap_bps;
+ * none while the circuit breaker holds the rate at its floor). Call it for
+ * media packets before rc_sender_push() or rc_sender_send_now(); a packet
+ * refused is the caller's to drop, and the caller keeps the stream's
+ * sequence numbers gapless. See rc-select.h. */
+gboolean rc_sender_select (RcSender * s, const RcFrameInfo * f, guint size,
+    GstClockTime now);
 /* NONE: the queue is empty. */
 GstClockTime rc_sender_next_send (RcSender * s);
 /* The head item if it is due at `now` (NULL if not, or if the queue is

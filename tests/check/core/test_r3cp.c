@@ -1,12 +1,14 @@
 /* R^3CP^+ (rc-rls, rc-r3cp, rc-receiver with r3cp): the RLS forecaster on
  * series with a known next value, Table 1's cells, the receiver's TMMBR and
  * RRTR, and the sender's controller following the requests or, with a
- * stock receiver, running Table 1 itself and saying so. Fixed times only. */
+ * stock receiver, running Table 1 itself and saying so; selective
+ * transmission under the request's cap. Fixed times only. */
 #include <gst/check/gstcheck.h>
 #include "rc-rls.h"
 #include "rc-r3cp.h"
 #include "rc-receiver.h"
 #include "rc-controller.h"
+#include "rc-select.h"
 
 #define MS GST_MSECOND
 #define S GST_SECOND
@@ -174,8 +176,13 @@ GST_START_TEST (test_controller_follows)
 
   fail_unless_equals_uint64 (rc_controller_get_decision (c).media_bps,
       300000);
+  /* no request yet: no cap on what media may send */
+  fail_unless_equals_uint64 (rc_controller_get_decision (c).send_cap_bps, 0);
   feed (c, RC_REPORT_TMMBR, 777000, 0, S);
   fail_unless_equals_uint64 (rc_controller_get_decision (c).media_bps,
+      777000);
+  /* sec. 3: what is sent above the request may lose droppable frames */
+  fail_unless_equals_uint64 (rc_controller_get_decision (c).send_cap_bps,
       777000);
   for (i = 0; i < 5; i++)
     feed (c, RC_REPORT_RR, 0, 0, (2 + i) * S);
@@ -201,6 +208,8 @@ GST_START_TEST (test_controller_fallback)
   /* 800 kbit/s sent, no loss: grew past the start rate */
   fail_unless (rc_controller_get_decision (c).media_bps > 300000);
   fail_unless (rc_controller_feedback_problem (c) != NULL);
+  /* the sender's own Table 1 requests nothing: no cap */
+  fail_unless_equals_uint64 (rc_controller_get_decision (c).send_cap_bps, 0);
   /* 20 % lost: cut */
   {
     guint64 before = rc_controller_get_decision (c).media_bps;
@@ -210,6 +219,109 @@ GST_START_TEST (test_controller_fallback)
     fail_unless (rc_controller_get_decision (c).media_bps < before);
   }
   rc_controller_free (c);
+}
+
+GST_END_TEST;
+
+/* RFC 7741 sec. 4.2's first octet: X R N S R PID. */
+GST_START_TEST (test_vp8_frame_info)
+{
+  RcFrameInfo f;
+  const guint8 start[] = { 0x90, 0x80 }, start_n[] = { 0xb0 },
+      cont_n[] = { 0xa0 }, part1[] = { 0x11 };
+
+  fail_unless (rc_vp8_frame_info (start, 2, &f));
+  fail_unless (f.frame_start && !f.droppable);
+  fail_unless (rc_vp8_frame_info (start_n, 1, &f));
+  fail_unless (f.frame_start && f.droppable);
+  fail_unless (rc_vp8_frame_info (cont_n, 1, &f));
+  fail_unless (!f.frame_start && f.droppable);
+  /* S set on partition 1: not the frame's first packet */
+  fail_unless (rc_vp8_frame_info (part1, 1, &f));
+  fail_unless (!f.frame_start);
+  fail_if (rc_vp8_frame_info (start, 0, &f));
+}
+
+GST_END_TEST;
+
+/* 30 frames/s of 3 packets each, every other frame droppable; reference
+ * frames 3600 bytes (432 kbit/s), droppable ones 2400 (288 kbit/s). Sends
+ * `secs` seconds from `t0` under `cap`; returns the bytes sent and counts
+ * frames partly sent and reference frames dropped. */
+static guint64
+run_frames (RcSelect * s, guint64 cap, GstClockTime t0, guint secs,
+    guint * partial, guint * ref_dropped, guint * dropped)
+{
+  guint64 sent = 0;
+  guint i, k;
+
+  for (i = 0; i < 30 * secs; i++) {
+    gboolean droppable = i % 2 == 1;
+    guint size = droppable ? 800 : 1200, out = 0;
+    GstClockTime t = t0 + i * GST_SECOND / 30;
+    for (k = 0; k < 3; k++) {
+      RcFrameInfo f = { k == 0, droppable };
+      if (rc_select_packet (s, &f, size, cap, 300 * MS, t + k * MS)) {
+        out++;
+        sent += size;
+      }
+    }
+    if (out != 0 && out != 3)
+      (*partial)++;
+    if (out == 0 && !droppable)
+      (*ref_dropped)++;
+    if (out == 0)
+      (*dropped)++;
+  }
+  return sent;
+}
+
+/* Selective transmission: no cap, nothing dropped; a cap between the
+ * reference frames' rate and the whole stream's, the sent rate settles at
+ * the cap; a cap below the reference frames, every droppable frame goes
+ * and no reference frame; frames go whole. */
+GST_START_TEST (test_select)
+{
+  RcSelect s;
+  guint partial = 0, ref_dropped = 0, dropped = 0;
+  guint64 sent;
+
+  rc_select_init (&s);
+  sent = run_frames (&s, 0, 0, 10, &partial, &ref_dropped, &dropped);
+  fail_unless_equals_uint64 (sent, 10 * 90000);
+  fail_unless_equals_int (dropped, 0);
+
+  /* 600 kbit/s of 720: over 10 s, the cap plus the 300 ms window it
+   * starts with, within a frame */
+  sent = run_frames (&s, 600000, 10 * S, 10, &partial, &ref_dropped,
+      &dropped);
+  fail_unless (dropped > 0);
+  fail_unless (sent * 8 <= 600000 * 103 / 10 + 8 * 3600,
+      "%" G_GUINT64_FORMAT " bit/s sent", sent * 8 / 10);
+  fail_unless (sent * 8 >= 600000 * 10 - 8 * 3600,
+      "%" G_GUINT64_FORMAT " bit/s sent", sent * 8 / 10);
+  fail_unless_equals_uint64 (s.dropped_frames, dropped);
+
+  /* 300 kbit/s, below the reference frames' 432: all droppable frames go
+   * (bar the first window), the reference frames stay */
+  dropped = 0;
+  sent = run_frames (&s, 300000, 20 * S, 10, &partial, &ref_dropped,
+      &dropped);
+  fail_unless (dropped >= 148, "%u dropped", dropped);
+  fail_unless_equals_int (ref_dropped, 0);
+  fail_unless_equals_int (partial, 0);
+
+  /* the cap lifted in the middle of a dropped frame: the rest of that
+   * frame still goes (half a frame is no use), the next is sent */
+  {
+    RcFrameInfo first = { TRUE, TRUE }, rest = { FALSE, TRUE };
+    rc_select_init (&s);
+    fail_unless (rc_select_packet (&s, &first, 100000, 1000000, 300 * MS,
+            0));
+    fail_if (rc_select_packet (&s, &first, 1000, 1000000, 300 * MS, MS));
+    fail_if (rc_select_packet (&s, &rest, 1000, 0, 300 * MS, 2 * MS));
+    fail_unless (rc_select_packet (&s, &first, 1000, 0, 300 * MS, 3 * MS));
+  }
 }
 
 GST_END_TEST;
@@ -226,6 +338,8 @@ r3cp_suite (void)
   tcase_add_test (tc, test_receiver_requests);
   tcase_add_test (tc, test_controller_follows);
   tcase_add_test (tc, test_controller_fallback);
+  tcase_add_test (tc, test_vp8_frame_info);
+  tcase_add_test (tc, test_select);
   return s;
 }
 
