@@ -263,6 +263,88 @@ gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
   }
 }
 
+/* Two VP8 temporal layers: the base layer's share of the bitrate. 60 %, as
+ * WebRTC allocates two VP8 temporal layers. */
+#define TL_BASE_SHARE 0.6
+
+/* A GValueArray of gint (what vpxenc's temporal-scalability-* integer
+ * properties take: GstValueArray strings do not deserialize into it in
+ * 1.22). */
+static void
+set_int_array (GstElement * enc, const gchar * prop, const gint * v, guint n)
+{
+  GValue item = G_VALUE_INIT, arr = G_VALUE_INIT;
+  GValueArray *va;
+  guint i;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  va = g_value_array_new (n);
+  g_value_init (&item, G_TYPE_INT);
+  for (i = 0; i < n; i++) {
+    g_value_set_int (&item, v[i]);
+    g_value_array_append (va, &item);
+  }
+  g_value_init (&arr, g_value_array_get_type ());
+  g_value_take_boxed (&arr, va);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  g_object_set_property (G_OBJECT (enc), prop, &arr);
+  g_value_unset (&arr);
+  g_value_unset (&item);
+}
+
+static gboolean
+has_temporal_layers (GstElement * enc)
+{
+  gint n = 1;
+
+  if (!g_object_class_find_property (G_OBJECT_GET_CLASS (enc),
+          "temporal-scalability-number-layers"))
+    return FALSE;
+  g_object_get (enc, "temporal-scalability-number-layers", &n, NULL);
+  return n == 2;
+}
+
+gboolean
+gst_rc_encoder_set_temporal_layers (GstElement * enc,
+    const GstRcEncoderInfo * info)
+{
+  static const gint ids[] = { 0, 1 }, decimators[] = { 2, 1 };
+  gint bps = 0, rates[2];
+
+  g_return_val_if_fail (GST_IS_ELEMENT (enc) && info != NULL, FALSE);
+  ensure_debug_category ();
+  if (!g_str_equal (info->factory, "vp8enc"))
+    return FALSE;
+  /* libvpx's two-layer pattern: layer 0 (even frames) references and
+   * updates only the last frame; layer 1 (odd frames) references it and
+   * updates nothing, not even the entropy contexts, so dropping it costs
+   * the decoder nothing. Every layer-1 frame is a layer sync (it depends
+   * on layer 0 only); the sync flags must be set (vpxenc 1.22 divides by
+   * their count). A running vpxenc applies each property at once, so the
+   * order matters: the layers' rates, ids and pattern while it still codes
+   * one layer, the number of layers last; every step is then a valid
+   * configuration (any other order fails libvpx's checks, which an
+   * encoder that has started reports as an error). */
+  g_object_get (enc, "target-bitrate", &bps, NULL);
+  rates[1] = MAX (bps, 1000);
+  rates[0] = (gint) (rates[1] * TL_BASE_SHARE);
+  set_int_array (enc, "temporal-scalability-target-bitrate", rates, 2);
+  set_int_array (enc, "temporal-scalability-rate-decimator", decimators, 2);
+  set_int_array (enc, "temporal-scalability-layer-id", ids, 2);
+  gst_util_set_object_arg (G_OBJECT (enc),
+      "temporal-scalability-layer-flags",
+      "<no-ref-golden+no-ref-alt+no-upd-golden+no-upd-alt,"
+      "no-ref-golden+no-ref-alt+no-upd-last+no-upd-golden+no-upd-alt+"
+      "no-upd-entropy>");
+  gst_util_set_object_arg (G_OBJECT (enc),
+      "temporal-scalability-layer-sync-flags", "<false,true>");
+  g_object_set (enc, "temporal-scalability-periodicity", 2, NULL);
+  g_object_set (enc, "temporal-scalability-number-layers", 2, NULL);
+  GST_INFO_OBJECT (enc, "configured %" GST_PTR_FORMAT " for two temporal "
+      "layers: every other frame is droppable", enc);
+  return TRUE;
+}
+
 /* The property's range in its own unit, negative bounds taken as 0 (a
  * bitrate is not negative). FALSE for a property that is not an integer. */
 static gboolean
@@ -332,6 +414,17 @@ gst_rc_encoder_set_bitrate (GstElement * enc, const GstRcEncoderInfo * info,
   }
   g_value_unset (&v);
   g_value_unset (&v64);
+  /* With layers, vp8enc's overall target is what its layers' cumulative
+   * targets say (libvpx takes the layers' rates; target-bitrate alone
+   * changes nothing: measured on 1.22). */
+  if (has_temporal_layers (enc)) {
+    gint layers[2];
+
+    bps = MIN (bps, (guint64) G_MAXINT);
+    layers[0] = (gint) (bps * TL_BASE_SHARE);
+    layers[1] = (gint) bps;
+    set_int_array (enc, "temporal-scalability-target-bitrate", layers, 2);
+  }
 }
 
 GstElement *

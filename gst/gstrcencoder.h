@@ -76,8 +76,16 @@ GObject *gst_rc_rtp_session_find_downstream (GstPad * srcpad,
  * info->setup says; logs what it did (category rcencoder). */
 void gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info);
 
+/* Makes `enc` code two temporal layers: every other frame references only
+ * the base layer and is referenced by nothing, so the RTP payload marks it
+ * droppable (VP8: RFC 7741's N bit) and a sender may drop it (rc-select.h).
+ * vp8enc only (vp9enc's RTP payloader in 1.22 marks no layers); call it
+ * before the encoder starts. FALSE, nothing changed, for another encoder. */
+gboolean gst_rc_encoder_set_temporal_layers (GstElement * enc,
+    const GstRcEncoderInfo * info);
+
 /* Sets `enc`'s bitrate property to `bps` in its unit, clamped into the
- * property's range. */
+ * property's range; with temporal layers, the layers' targets too. */
 void gst_rc_encoder_set_bitrate (GstElement * enc,
     const GstRcEncoderInfo * info, guint64 bps);
 

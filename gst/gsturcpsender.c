@@ -94,7 +94,11 @@
  * type), `twcc-events`, `twcc-rejected` (malformed entries), `rr-reports`,
  * `pacing-queue-packets`, `pacing-queue-bytes`, `pacing-queue-time` (how
  * long the queue takes to drain), `circuit-breaker-trips`,
- * `circuit-breaker-dropped` (packets not admitted while tripped); from the
+ * `circuit-breaker-dropped` (packets not admitted while tripped),
+ * `send-cap` (the controller's cap on what media may send, 0: none; r3cp's
+ * request), `selective-dropped-frames` and `selective-dropped-bytes`
+ * (non-reference frames dropped under it, see
+ * #GstUrcpSender:temporal-layers); from the
  * element: `encoder` and `rtp-session` (element names, empty while not
  * found); and the controller's own fields. URCP and UM: `delay-bitrate` and
  * `loss-bitrate` (the rates of the delay- and the loss-driven instance),
@@ -136,6 +140,7 @@ enum
   PROP_CIRCUIT_BREAKER,
   PROP_ENCODER,
   PROP_CONFIGURE_ENCODER,
+  PROP_TEMPORAL_LAYERS,
   PROP_TARGET_BITRATE,
   PROP_STATS,
   /* then one per controller parameter, see install_controller_params() */
@@ -145,6 +150,7 @@ enum
 /* Bitrate, pacing and queue defaults come from rc_sender_config_init()
  * and rc_rate_limits_init(), where each is cited. */
 #define DEFAULT_CONFIGURE_ENCODER TRUE
+#define DEFAULT_TEMPORAL_LAYERS 1
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("application/x-rtp"));
@@ -305,10 +311,12 @@ drive_encoder (GstUrcpSender * self, guint64 bps)
 {
   GstElement *enc;
   const GstRcEncoderInfo *info;
-  gboolean conf, is_new;
+  gboolean conf, is_new, no_layers = FALSE;
+  guint layers;
 
   GST_OBJECT_LOCK (self);
   conf = self->configure_encoder;
+  layers = self->temporal_layers;
   GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->enc_lock);
@@ -319,13 +327,21 @@ drive_encoder (GstUrcpSender * self, guint64 bps)
     bps = rc_sender_get_target (self->sender);
   g_mutex_unlock (&self->ctrl_lock);
   if (enc) {
-    if (is_new && conf)
+    if (is_new && conf) {
       gst_rc_encoder_configure (enc, info);
+      if (layers == 2 && !gst_rc_encoder_set_temporal_layers (enc, info))
+        no_layers = TRUE;
+    }
     gst_rc_encoder_set_bitrate (enc, info, bps);
     gst_object_unref (enc);
   }
   g_mutex_unlock (&self->enc_lock);
   post_discovery (self);
+  if (no_layers)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("temporal-layers=2 needs vp8enc; the encoder found (%s) is coded "
+            "with one layer, so no frame can be dropped selectively.",
+            info->factory), (NULL));
 }
 
 /* ------------------------------------------------------------- actions */
@@ -845,6 +861,8 @@ check_caps (GstUrcpSender * self, GstCaps * caps)
     self->clock_rate = 0;
   if (!gst_structure_get_int (s, "payload", &self->media_pt))
     self->media_pt = -1;
+  self->media_vp8 = g_strcmp0 (gst_structure_get_string (s,
+          "encoding-name"), "VP8") == 0;
   if (gst_structure_get_uint (s, "ssrc", &ssrc)) {
     self->media_ssrc = ssrc;
     self->have_media_ssrc = TRUE;
@@ -896,6 +914,52 @@ classify_locked (GstUrcpSender * self, GstBuffer * buf)
   return kind;
 }
 
+/* Selective transmission (rc-select.h): whether a packet goes on. A media
+ * packet of a VP8 stream may be dropped, whole frames at a time; the
+ * sequence numbers after a drop are moved down so the stream stays
+ * gapless. `buf` may be replaced by a writable copy. ctrl_lock held. */
+static gboolean
+select_locked (GstUrcpSender * self, GstBuffer ** buf, guint size,
+    RcSenderItemKind kind, GstClockTime now)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  RcFrameInfo f;
+  gboolean ok = TRUE;
+
+  if (kind == RC_SENDER_ITEM_FEC && !self->seen_fec) {
+    self->seen_fec = TRUE;
+    if (self->seq_shift)
+      GST_WARNING_OBJECT (self, "repair packets after frames were dropped "
+          "selectively: they cover sequence numbers the receiver no longer "
+          "sees, so they will not repair");
+    GST_INFO_OBJECT (self, "the stream carries repair packets: no "
+        "selective transmission from here on");
+  }
+  if (kind != RC_SENDER_ITEM_MEDIA || !self->media_vp8 || self->seen_fec)
+    return TRUE;
+  if (!gst_rtp_buffer_map (*buf, GST_MAP_READ, &rtp))
+    return TRUE;
+  if (rc_vp8_frame_info (gst_rtp_buffer_get_payload (&rtp),
+          gst_rtp_buffer_get_payload_len (&rtp), &f))
+    ok = rc_sender_select (self->sender, &f, size, now);
+  gst_rtp_buffer_unmap (&rtp);
+  if (!ok) {
+    self->seq_shift++;
+    GST_LOG_OBJECT (self, "selective transmission: dropping %u bytes of a "
+        "non-reference frame", size);
+    return FALSE;
+  }
+  if (self->seq_shift) {
+    *buf = gst_buffer_make_writable (*buf);
+    if (gst_rtp_buffer_map (*buf, GST_MAP_WRITE, &rtp)) {
+      gst_rtp_buffer_set_seq (&rtp,
+          gst_rtp_buffer_get_seq (&rtp) - self->seq_shift);
+      gst_rtp_buffer_unmap (&rtp);
+    }
+  }
+  return TRUE;
+}
+
 /* The pacing queue's bound. max-queue-time keeps it short while packets can
  * leave; when downstream blocks (or no clock runs) nothing leaves, and
  * without a bound it grew to 100k packets, 196 MB. At the bound the chain
@@ -940,6 +1004,11 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     /* The circuit breaker has tripped and this is above its floor. */
     g_mutex_unlock (&self->ctrl_lock);
     GST_LOG_OBJECT (self, "circuit breaker: dropping %u bytes", size);
+    gst_buffer_unref (buf);
+    return GST_FLOW_OK;
+  }
+  if (!select_locked (self, &buf, size, kind, now)) {
+    g_mutex_unlock (&self->ctrl_lock);
     gst_buffer_unref (buf);
     return GST_FLOW_OK;
   }
@@ -1266,6 +1335,9 @@ gst_urcp_sender_change_state (GstElement * element, GstStateChange transition)
     self->have_media_ssrc = FALSE;
     self->media_pt = -1;
     self->clock_rate = 0;
+    self->media_vp8 = FALSE;
+    self->seq_shift = 0;
+    self->seen_fec = FALSE;
     g_mutex_unlock (&self->ctrl_lock);
   }
   return ret;
@@ -1389,6 +1461,9 @@ gst_urcp_sender_set_property (GObject * object, guint prop_id,
     case PROP_CONFIGURE_ENCODER:
       self->configure_encoder = g_value_get_boolean (value);
       break;
+    case PROP_TEMPORAL_LAYERS:
+      self->temporal_layers = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1474,6 +1549,9 @@ gst_urcp_sender_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CONFIGURE_ENCODER:
       g_value_set_boolean (value, self->configure_encoder);
+      break;
+    case PROP_TEMPORAL_LAYERS:
+      g_value_set_uint (value, self->temporal_layers);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1643,6 +1721,15 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
           "end-usage=cbr, deadline=1, 300 ms buffer, frame dropping; "
           "openh264enc: rate-control=bitrate; x264enc: pass=cbr)",
           DEFAULT_CONFIGURE_ENCODER, rw));
+  g_object_class_install_property (gobject_class, PROP_TEMPORAL_LAYERS,
+      g_param_spec_uint ("temporal-layers", "Temporal layers",
+          "2: with configure-encoder, vp8enc codes every other frame as a "
+          "non-reference frame of a second temporal layer (the base layer "
+          "gets 60 % of the bitrate), which urcpsender drops, whole and "
+          "without a gap in the sequence numbers, while the media it sends "
+          "runs above the controller's send cap (r3cp's selective "
+          "transmission, docs/r3cp.md). Costs some coding efficiency. "
+          "vp8enc only", 1, 2, DEFAULT_TEMPORAL_LAYERS, rw));
   g_object_class_install_property (gobject_class, PROP_TARGET_BITRATE,
       g_param_spec_uint ("target-bitrate", "Target bitrate",
           "Current media target (bit/s); notifies on change", 0, G_MAXUINT,
@@ -1691,6 +1778,7 @@ gst_urcp_sender_init (GstUrcpSender * self)
   rc_sender_config_init (&self->cfg);
   self->cfg.params = gst_structure_new_empty ("controller-parameters");
   self->configure_encoder = DEFAULT_CONFIGURE_ENCODER;
+  self->temporal_layers = DEFAULT_TEMPORAL_LAYERS;
 
   g_mutex_init (&self->ctrl_lock);
   g_mutex_init (&self->enc_lock);

@@ -25,6 +25,7 @@ struct _GstUrcpSender
   RcSenderConfig cfg;
   GstElement *encoder_prop;     /* set by the user */
   gboolean configure_encoder;
+  guint temporal_layers;
 
   /* the sender session and the streaming state (ctrl_lock) */
   GMutex ctrl_lock;
@@ -42,6 +43,14 @@ struct _GstUrcpSender
   gint media_pt;                /* from caps; -1 unknown */
   guint32 media_ssrc;           /* from caps or the first media packet */
   gboolean have_media_ssrc;
+  gboolean media_vp8;           /* from caps: encoding-name VP8, whose
+                                 * payload marks droppable frames */
+  /* Selective transmission (ctrl_lock): media packets dropped so far, taken
+   * off the sequence numbers of those sent after, so the receiver sees no
+   * gap (and counts no loss) where frames were dropped on purpose. */
+  guint16 seq_shift;
+  gboolean seen_fec;            /* repair packets upstream cover the original
+                                 * sequence numbers: no selection */
 
   /* encoder (ctrl_lock); enc_lock serialises setting it, so the last
    * target set is the session's latest */

@@ -1428,6 +1428,65 @@ GST_START_TEST (test_encoder_not_configured)
 
 GST_END_TEST;
 
+/* temporal-layers=2: vp8enc gets two layers and the layers' targets follow
+ * the target (60 % in the base layer); another encoder stays as it is and
+ * the element says so. */
+GST_START_TEST (test_temporal_layers)
+{
+  GstElement *enc = gst_element_factory_make ("vp8enc", NULL);
+  GstElement *vp9 = gst_element_factory_make ("vp9enc", NULL);
+  GValueArray *rates = NULL;
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *msg;
+  GError *err = NULL;
+  gint layers = 0;
+  guint warnings = 0;
+
+  if (enc == NULL || vp9 == NULL) {
+    gst_clear_object (&enc);
+    gst_clear_object (&vp9);
+    return;
+  }
+  h = sender_harness_new (CAPS_TWCC, "encoder", enc, "temporal-layers", 2,
+      "start-bitrate", 500000, NULL);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  g_object_get (enc, "temporal-scalability-number-layers", &layers,
+      "temporal-scalability-target-bitrate", &rates, NULL);
+  fail_unless_equals_int (layers, 2);
+  fail_unless (rates != NULL && rates->n_values == 2);
+  fail_unless_equals_int (g_value_get_int (g_value_array_get_nth (rates, 0)),
+      300000);
+  fail_unless_equals_int (g_value_get_int (g_value_array_get_nth (rates, 1)),
+      500000);
+  g_value_array_free (rates);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  gst_harness_teardown (h);
+
+  bus = harness_bus = gst_bus_new ();
+  h = sender_harness_new (CAPS_TWCC, "encoder", vp9, "temporal-layers", 2,
+      NULL);
+  harness_bus = NULL;
+  g_object_get (vp9, "temporal-scalability-number-layers", &layers, NULL);
+  fail_unless_equals_int (layers, 1);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    gst_message_parse_warning (msg, &err, NULL);
+    fail_unless (strstr (err->message, "needs vp8enc") != NULL, "%s",
+        err->message);
+    g_clear_error (&err);
+    gst_message_unref (msg);
+    warnings++;
+  }
+  fail_unless_equals_int (warnings, 1);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  gst_object_unref (enc);
+  gst_object_unref (vp9);
+}
+
+GST_END_TEST;
+
 /* ============================================= 5. bad feedback, table */
 
 #define BAD_MIN 100000
@@ -2240,6 +2299,7 @@ urcpsender_suite (void)
   tcase_add_test (tc, test_twcc_drives_encoder);
   tcase_add_test (tc, test_encoder_found_upstream);
   tcase_add_test (tc, test_encoder_not_configured);
+  tcase_add_test (tc, test_temporal_layers);
   tcase_add_loop_test (tc, test_bad_feedback, 0, G_N_ELEMENTS (bad_cases));
   tcase_add_test (tc, test_feedback_before_data);
   tcase_add_test (tc, test_caps_without_twcc);

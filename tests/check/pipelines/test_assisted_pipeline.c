@@ -11,11 +11,15 @@
  * controller needs are missing.
  * r3cp with rcreceiver r3cp=true: TMMBR requests on the wire (RFC 5104
  * fields), urcpsender's DLRR answers give the receiver an RTT, and the
- * sender follows the requests. */
+ * sender follows the requests; with temporal-layers=2 and a stream above
+ * the request, urcpsender drops non-reference frames whole, keeps the
+ * sequence numbers gapless (the receiver counts no loss) and what arrives
+ * decodes. */
 #include <gst/check/gstcheck.h>
 #include <gst/rtp/gstrtpbuffer.h>
 #include <gst/rtp/gstrtcpbuffer.h>
 #include "pipeline-util.h"
+#include "gstrcencoder.h"
 
 #define TWCC_CAPS ",extmap-1=(string)" \
   "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
@@ -250,12 +254,12 @@ rtcp_probe (GstPad * pad, GstPadProbeInfo * info, Wire * w)
 
 static void
 add_probe (GstElement * pipeline, const gchar * name, const gchar * pad,
-    GstPadProbeCallback cb, Wire * w)
+    GstPadProbeCallback cb, gpointer data)
 {
   GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
   GstPad *p = gst_element_get_static_pad (e, pad);
 
-  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, cb, w, NULL);
+  gst_pad_add_probe (p, GST_PAD_PROBE_TYPE_BUFFER, cb, data, NULL);
   gst_object_unref (p);
   gst_object_unref (e);
 }
@@ -474,6 +478,239 @@ GST_START_TEST (test_r3cp_with_rcreceiver)
 
 GST_END_TEST;
 
+/* Selective transmission (r3cp, temporal-layers=2). The encoder in the
+ * stream is given its layers and a 1.5 Mbit/s target by the test;
+ * urcpsender drives a decoy encoder instead (its `encoder` property), so
+ * the stream stays well above what r3cp may send (max-bitrate 400 kbit/s
+ * caps the request) and the non-reference frames must go. linksim (5
+ * Mbit/s) loses nothing, so every gap the receiver could see would be
+ * ours. */
+static const gchar *select_receiver_desc =
+    "rtpbin name=rtpbin latency=200 "
+    "udpsrc name=rtp_src port=0 caps=\"application/x-rtp,media=video,"
+    "clock-rate=90000,encoding-name=VP8,payload=96" TWCC_CAPS "\" ! "
+    "linksim capacity=5000000 delay=20000000 queue-limit-ms=300 ! "
+    "rtpbin.recv_rtp_sink_0 "
+    "rtpbin. ! rcreceiver r3cp=true ! rtpvp8depay ! vp8dec name=dec ! "
+    "fakesink sync=false "
+    "udpsrc name=rtcp_src port=0 ! rtpbin.recv_rtcp_sink_0 "
+    "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_back host=127.0.0.1 "
+    "sync=false async=false";
+
+static const gchar *select_sender_desc =
+    "rtpbin name=rtpbin "
+    "videotestsrc is-live=true pattern=snow ! "
+    "video/x-raw,width=320,height=240,framerate=30/1 ! "
+    "vp8enc name=enc deadline=1 end-usage=cbr ! rtpvp8pay pt=96 ! "
+    "application/x-rtp" TWCC_CAPS " ! "
+    "urcpsender name=rc controller=r3cp temporal-layers=2 "
+    "max-bitrate=400000 ! rtpbin.send_rtp_sink_0 "
+    "rtpbin.send_rtp_src_0 ! udpsink name=rtp_out host=127.0.0.1 sync=false "
+    "rtpbin.send_rtcp_src_0 ! udpsink name=rtcp_out host=127.0.0.1 "
+    "sync=false async=false "
+    "udpsrc name=rtcp_in port=0 ! rtpbin.recv_rtcp_sink_0";
+
+typedef struct
+{
+  guint in, out;                /* packets into and out of urcpsender */
+  gboolean droppable;           /* the payload's N bit */
+  GstClockTime arrived;         /* first packet into urcpsender */
+} Frame;
+
+typedef struct
+{
+  GMutex lock;
+  GHashTable *frames;           /* RTP timestamp -> Frame */
+  guint16 last_seq;
+  gboolean have_seq;
+  guint gaps;                   /* media sequence numbers out of urcpsender
+                                 * that do not follow the last */
+  guint decoded;
+} Select;
+
+static Frame *
+frame_for (Select * sel, GstBuffer * buf, gboolean * droppable, guint16 * seq)
+{
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  guint32 ts;
+  Frame *f;
+
+  fail_unless (gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp));
+  ts = gst_rtp_buffer_get_timestamp (&rtp);
+  *seq = gst_rtp_buffer_get_seq (&rtp);
+  *droppable = gst_rtp_buffer_get_payload_len (&rtp) > 0 &&
+      (((guint8 *) gst_rtp_buffer_get_payload (&rtp))[0] & 0x20) != 0;
+  gst_rtp_buffer_unmap (&rtp);
+  f = g_hash_table_lookup (sel->frames, GUINT_TO_POINTER (ts));
+  if (!f) {
+    f = g_new0 (Frame, 1);
+    f->arrived = gst_util_get_timestamp ();
+    g_hash_table_insert (sel->frames, GUINT_TO_POINTER (ts), f);
+  }
+  return f;
+}
+
+static GstPadProbeReturn
+select_in (GstPad * pad, GstPadProbeInfo * info, Select * sel)
+{
+  gboolean droppable;
+  guint16 seq;
+  Frame *f;
+
+  g_mutex_lock (&sel->lock);
+  f = frame_for (sel, GST_PAD_PROBE_INFO_BUFFER (info), &droppable, &seq);
+  f->in++;
+  f->droppable = droppable;
+  g_mutex_unlock (&sel->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+select_out (GstPad * pad, GstPadProbeInfo * info, Select * sel)
+{
+  gboolean droppable;
+  guint16 seq;
+  Frame *f;
+
+  g_mutex_lock (&sel->lock);
+  f = frame_for (sel, GST_PAD_PROBE_INFO_BUFFER (info), &droppable, &seq);
+  f->out++;
+  if (sel->have_seq && seq != (guint16) (sel->last_seq + 1))
+    sel->gaps++;
+  sel->last_seq = seq;
+  sel->have_seq = TRUE;
+  g_mutex_unlock (&sel->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+count_decoded (GstPad * pad, GstPadProbeInfo * info, Select * sel)
+{
+  g_mutex_lock (&sel->lock);
+  sel->decoded++;
+  g_mutex_unlock (&sel->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static guint64
+jitterbuffer_lost (GstElement * recv)
+{
+  GValue item = G_VALUE_INIT;
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (recv));
+  guint64 lost = G_MAXUINT64;
+
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&item);
+    GstElementFactory *fac = gst_element_get_factory (e);
+    if (fac && g_str_equal (GST_OBJECT_NAME (fac), "rtpjitterbuffer")) {
+      GstStructure *st;
+      g_object_get (e, "stats", &st, NULL);
+      fail_unless (gst_structure_get_uint64 (st, "num-lost", &lost));
+      gst_structure_free (st);
+    }
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  return lost;
+}
+
+GST_START_TEST (test_r3cp_selective_transmission)
+{
+  GstElement *send, *recv, *rc, *enc, *decoy;
+  const GstRcEncoderInfo *info;
+  GstStructure *st;
+  GHashTableIter iter;
+  gpointer key, value;
+  GstClockTime end;
+  guint64 dropped = 0, lost;
+  guint cap = 0, sent_frames = 0, dropped_frames = 0, partial = 0,
+      wrong = 0;
+  gint layers = 0;
+  GError *err = NULL;
+  gchar *warning;
+  Select sel = { 0 };
+
+  g_mutex_init (&sel.lock);
+  sel.frames = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  recv = gst_parse_launch (select_receiver_desc, &err);
+  fail_unless (recv != NULL, "receiver: %s", err ? err->message : "");
+  send = gst_parse_launch (select_sender_desc, &err);
+  fail_unless (send != NULL, "sender: %s", err ? err->message : "");
+  pipeline_pair_ports (send, recv);
+
+  enc = gst_bin_get_by_name (GST_BIN (send), "enc");
+  info = gst_rc_encoder_info_for (enc);
+  fail_unless (gst_rc_encoder_set_temporal_layers (enc, info));
+  gst_rc_encoder_set_bitrate (enc, info, 1500000);
+  decoy = gst_element_factory_make ("vp8enc", NULL);
+  fail_unless (decoy != NULL);
+  gst_object_ref_sink (decoy);
+  rc = gst_bin_get_by_name (GST_BIN (send), "rc");
+  g_object_set (rc, "encoder", decoy, NULL);
+  add_probe (send, "rc", "sink", (GstPadProbeCallback) select_in, &sel);
+  add_probe (send, "rc", "src", (GstPadProbeCallback) select_out, &sel);
+  add_probe (recv, "dec", "src", (GstPadProbeCallback) count_decoded, &sel);
+
+  warning = stream_for (send, recv, 10);
+  end = gst_util_get_timestamp ();
+  g_object_get (rc, "stats", &st, NULL);
+  GST_INFO ("sender: %" GST_PTR_FORMAT, st);
+  fail_unless (gst_structure_get_uint (st, "send-cap", &cap));
+  fail_unless (gst_structure_get_uint64 (st, "selective-dropped-frames",
+          &dropped));
+  lost = jitterbuffer_lost (recv);
+  g_object_get (decoy, "temporal-scalability-number-layers", &layers, NULL);
+  stop_pair (send, recv);
+
+  fail_unless (warning == NULL, "sender warned: %s", warning);
+  /* urcpsender gave the encoder it drives two layers */
+  fail_unless_equals_int (layers, 2);
+  fail_unless (cap > 0 && cap <= 400000, "send cap %u", cap);
+  /* The frames that left a second before the end (none still queued):
+   * whole or not at all, and only droppable ones not at all. */
+  g_hash_table_iter_init (&iter, sel.frames);
+  while (g_hash_table_iter_next (&iter, &key, &value)) {
+    Frame *f = value;
+    if (f->arrived + GST_SECOND > end || f->in == 0)
+      continue;
+    if (f->out == 0) {
+      dropped_frames++;
+      if (!f->droppable)
+        wrong++;
+    } else {
+      sent_frames++;
+      if (f->out != f->in)
+        partial++;
+    }
+  }
+  GST_INFO ("frames sent %u, dropped %u (stats: %" G_GUINT64_FORMAT
+      "), decoded %u, receiver lost %" G_GUINT64_FORMAT, sent_frames,
+      dropped_frames, dropped, sel.decoded, lost);
+  fail_unless_equals_int (wrong, 0);
+  fail_unless_equals_int (partial, 0);
+  /* The base layer alone (900 kbit/s) is above the cap: after the first
+   * window every droppable frame goes, about half of all. */
+  fail_unless (dropped_frames * 3 > sent_frames,
+      "%u frames dropped, %u sent", dropped_frames, sent_frames);
+  fail_unless (dropped >= dropped_frames);
+  /* no gap in the sequence numbers, so the receiver counts no loss, and
+   * what it gets decodes */
+  fail_unless_equals_int (sel.gaps, 0);
+  fail_unless_equals_uint64 (lost, 0);
+  fail_unless (sel.decoded > sent_frames / 2, "decoded %u of %u frames",
+      sel.decoded, sent_frames);
+
+  gst_structure_free (st);
+  gst_object_unref (rc);
+  gst_object_unref (enc);
+  gst_object_unref (decoy);
+  g_hash_table_destroy (sel.frames);
+  g_mutex_clear (&sel.lock);
+}
+
+GST_END_TEST;
+
 static Suite *
 assisted_pipeline_suite (void)
 {
@@ -486,6 +723,7 @@ assisted_pipeline_suite (void)
   tcase_add_loop_test (tc, test_stock_receiver_warns, 0,
       G_N_ELEMENTS (stock_cases));
   tcase_add_test (tc, test_r3cp_with_rcreceiver);
+  tcase_add_test (tc, test_r3cp_selective_transmission);
   return s;
 }
 
