@@ -50,7 +50,7 @@ static const gchar *flow_keys[] = {
   "app-limit", "feedback", "feedback-interval-ms", "rtcp-interval-ms",
   "receiver-reports", "adapt-rtcp-interval", "playout-latency-ms",
   "pacer-max-queue-ms", "pacing",
-  "clock-offset-ms", "clock-skew-ppm", "pause", "fec",
+  "clock-offset-ms", "clock-skew-ppm", "pause", "fec", "temporal-layers",
   /* and every controller's parameters, "<controller>-<parameter>" */
   /* tcp */
   "cc", "size-min", "size-max", "think-mean", "initially-on",
@@ -540,6 +540,14 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
   }
   if (!parse_source (kf, g, &base, error))
     goto fail;
+  if (!get_double (kf, g, "temporal-layers", 1, &v, error))
+    goto fail;
+  if (v != 1 && v != 2) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] temporal-layers: must be 1 or 2", g);
+    goto fail;
+  }
+  base.temporal_layers = (guint) v;
   if (!get_double (kf, g, "mtu", DEFAULT_MTU_PAYLOAD, &v, error))
     goto fail;
   if (v < 100 || v > 9000) {

@@ -67,6 +67,9 @@ typedef struct
   GstClockTime clock_offset;    /* receiver clock minus sender clock */
   gdouble clock_skew_ppm;       /* receiver clock runs fast by this */
   GArray *pauses;               /* SimPeriod: source produces nothing */
+  guint temporal_layers;        /* 1, or 2: every other frame is a
+                                 * non-reference frame the sender may drop
+                                 * (urcpsender's temporal-layers) */
   gdouble fec_overhead;         /* `fec`: -1 none (no FEC encoder); 0 only
                                  * what the controller asks for (probe);
                                  * > 0 repair packets per media packet, %,

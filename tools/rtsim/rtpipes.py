@@ -181,7 +181,7 @@ class Scenario:
 
 # Scenario keys that are urcpsender properties of the same name, besides
 # the controllers' own "<controller>-<parameter>" keys.
-SENDER_KEYS = ("min-bitrate", "start-bitrate", "max-bitrate")
+SENDER_KEYS = ("min-bitrate", "start-bitrate", "max-bitrate", "temporal-layers")
 # urcpsender's defaults for them (docs/scenarios.md), which rtpgccbwe gets too.
 BITRATE_DEFAULTS = {"min-bitrate": 50000, "start-bitrate": 300000, "max-bitrate": 20000000}
 

@@ -296,6 +296,7 @@ def test_cli(c):
             ("[link]\nloss-episodes=1:2:3\n[flow:v]\n", "FROM:TO[:RATE]"),
             ("[link]\n[flow:v]\nstart=10\nstop=5\n", "stop"),
             ("[link]\n[flows:v]\n", "unknown group"),
+            ("[link]\n[flow:v]\nkind=media\ntemporal-layers=3\n", "temporal-layers: must be 1 or 2"),
         ]:
             open(bad, "w").write(text)
             p = c.run(bad, expect=1)
