@@ -301,7 +301,11 @@ on_sending_rtcp (GObject * session, GstBuffer * buffer, gboolean early,
   g_mutex_unlock (&self->lock);
   if (adapt) {
     /* rtpsession reports at the larger of this and its bandwidth-bound
-     * interval, randomised over [0.5, 1.5] (RFC 3550 sec. 6.3.1) */
+     * interval, randomised over [0.5, 1.5] (RFC 3550 sec. 6.3.1). Setting
+     * it makes rtpsession reconsider the report already scheduled (its
+     * rtpsession.c, "trigger reconsideration"), so the new interval counts
+     * from this report: no early-RTCP request (the session's send-rtcp
+     * action signal) is needed for Algorithm 1 to take effect. */
     g_object_set (session, "rtcp-min-interval", (guint64) interval, NULL);
     GST_DEBUG_OBJECT (self, "RTCP interval now %" GST_TIME_FORMAT
         " (Algorithm 1)", GST_TIME_ARGS (interval));
