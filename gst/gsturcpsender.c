@@ -105,7 +105,8 @@
  * `capacity` (learned path capacity), `average-bitrate`, `delay-noise`
  * (learned inherent queueing delay of the path), `queueing-delay` (recent
  * average), `operating-point` (bits) and `gain` (1/s^2) of the rate
- * equation, `standing-queue`, `probes`, `probes-failed`, `loss-noise`,
+ * equation, `standing-queue`, `probes`, `probes-failed`, `probe-ramps`,
+ * `overload-cuts` (R^MAX lowered after a capacity fall), `loss-noise`,
  * `loss-average`, `loss-operating-point`, `loss-rate` (recent, 0..1),
  * `rtt`, `rtt-min`, `skew-ppm` (estimated receiver clock drift),
  * `feedback-count`, `packets-acked`, `packets-lost`, `owd-resets`.

@@ -11,6 +11,8 @@
  *                      correct an under-estimate)
  *   rc-urcp-loss.c     our extension: epsilon^MIN as the measured inherent
  *                      loss instead of eq. 15
+ *   rc-urcp-overload.c our extension: R^MAX lowered after a capacity fall,
+ *                      from what the path delivers under overload
  *   rc-um.c            the fixed-parameter UM baseline (eq. 6): this engine
  *                      with fixed k0 and k2 and no adaptation
  *   rc-vtum.c          seed 001's variable-threshold UM: this engine's
@@ -107,6 +109,9 @@ typedef struct
 
 /* Start-up packets kept for the delivery test: 2 s at 10 Mbit/s. */
 #define URCP_PKT_RING 2048
+/* Steady-state packets for the overload test (rc-urcp-overload.c): its 1 s
+ * at 40 Mbit/s; beyond that the span shrinks, the test still holds. */
+#define URCP_OV_RING 4096
 
 /* rc-vtum.c's state. */
 typedef struct _Vtum Vtum;
@@ -145,6 +150,11 @@ typedef struct
   gdouble rmax_before, probe_env, probe_se, probe_rave;
   GstClockTime probe_at, next_probe, probe_wait;
   guint probes, probes_failed, probe_ramps;
+
+  /* overload test (rc-urcp-overload.c): reported packets, send order */
+  UrcpPkt *ov;
+  guint64 ov_head, ov_tail;
+  guint overload_cuts;
 
   RcRateMeter sent_meter;       /* everything we sent */
   RcAvgWindow loss_short;       /* 0/1 per reported packet */
@@ -240,6 +250,15 @@ void rc_vtum_lost (Urcp * u);
 void rc_vtum_report_loss (Urcp * u, gdouble fraction_lost);
 /* The rate after one feedback message's samples, `dt` s since the last. */
 void rc_vtum_update (Urcp * u, gdouble dt, gdouble sent_bps);
+
+/* rc-urcp-overload.c: R^MAX lowered when the path delivers far less than
+ * is sent (URCP only: not UM, not vtum) */
+void rc_urcp_overload_init (Urcp * u);
+void rc_urcp_overload_clear (Urcp * u);
+void rc_urcp_overload_reset (Urcp * u);
+void rc_urcp_overload_sample (Urcp * u, const RcPacketResult * p,
+    gdouble delta);
+void rc_urcp_overload_check (Urcp * u, GstClockTime now);
 
 /* rc-urcp-loss.c */
 void rc_urcp_loss_noise_add (Urcp * u, gdouble pkts, gdouble lost,

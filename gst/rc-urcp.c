@@ -265,8 +265,11 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
       rc_avg_window_push (&u->loss_short, now, 1.0);
       if (steady && u->vtum)
         rc_vtum_lost (u);
-      else if (steady)
+      else if (steady) {
         instance_add_sample (u, &u->loss, now, 1.0, sbps);
+        if (u->adapt)
+          rc_urcp_overload_sample (u, p, 0);
+      }
       continue;
     }
     if (!GST_CLOCK_TIME_IS_VALID (p->send_ts) ||
@@ -298,6 +301,8 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
       rc_urcp_env_add_sample (u, p->send_ts, raw_s, now);
       instance_add_sample (u, &u->delay, now, delta, sbps);
       instance_add_sample (u, &u->loss, now, 0.0, sbps);
+      if (u->adapt)
+        rc_urcp_overload_sample (u, p, delta);
     } else {
       rc_urcp_startup_sample (u, p, delta, raw_s);
     }
@@ -431,6 +436,8 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
   u->rate = MIN (u->delay.rate, u->loss.rate);
   u->reason = u->delay.rate <= u->loss.rate ?
       "following the queueing delay" : "following the packet loss";
+  if (u->adapt && fb->n_packets)
+    rc_urcp_overload_check (u, now);
   GST_LOG ("%s: R %.0f (delay %.0f, loss %.0f) delta %.2f ms k0 %.0f "
       "k2 %.3f R^MAX %.0f delta^MIN %.2f ms delta^AVE %.2f ms",
       c->info->name, u->rate, u->delay.rate, u->loss.rate,
@@ -517,6 +524,7 @@ urcp_get_stats (RcController * c)
       "probes", G_TYPE_UINT, u->probes,
       "probes-failed", G_TYPE_UINT, u->probes_failed,
       "probe-ramps", G_TYPE_UINT, u->probe_ramps,
+      "overload-cuts", G_TYPE_UINT, u->overload_cuts,
       /* the loss instance's L^MIN, L^AVE, k0 */
       "loss-noise", G_TYPE_DOUBLE, u->loss.sig_min,
       "loss-average", G_TYPE_DOUBLE, u->loss.sig_ave,
@@ -553,6 +561,7 @@ urcp_free (RcController * c)
   rc_rate_meter_clear (&u->sent_meter);
   rc_avg_window_clear (&u->loss_short);
   rc_urcp_probe_clear (u);
+  rc_urcp_overload_clear (u);
   g_array_unref (u->low);
   g_free (u->pkts);
   g_free (u->vtum);
@@ -583,6 +592,7 @@ rc_urcp_engine_new (const RcRateLimits * limits)
   u->low = g_array_new (FALSE, FALSE, sizeof (UrcpSample));
   u->pkts = g_new (UrcpPkt, URCP_PKT_RING);
   rc_urcp_probe_init (u);
+  rc_urcp_overload_init (u);
   u->phase = URCP_STARTUP_LOW;
   u->reason = "start-up: sending at the start rate to measure the delay noise";
   u->rtt_min = u->rtt_last = GST_CLOCK_TIME_NONE;

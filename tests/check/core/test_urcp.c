@@ -330,6 +330,45 @@ GST_START_TEST (test_urcp_capacity_halves)
 
 GST_END_TEST;
 
+/* Capacity 4 -> 1 Mbit/s after a probe ramp took R^MAX to the 4 Mbit/s:
+ * the overload test (rc-urcp-overload.c) brings R^MAX down to what the
+ * path delivers, and the queue does not swing through its 300 ms limit
+ * for the 20 s at 1 Mbit/s (without the test: ~150 ms mean, 25-300 ms
+ * every ~4 s). A 2 s outage on a constant link is no fall: no cut. */
+GST_START_TEST (test_urcp_capacity_falls)
+{
+  SimScenario *scen;
+  Sim *sim = sim_from_text (clean_link ("500000",
+          "schedule=0:500000,20:4000000,60:1000000", NULL, 80), 1, &scen);
+  SimWindow w;
+  guint rmax;
+
+  sim_run_until (sim, 59 * S);
+  rmax = stat_uint (sim, 0, "capacity");
+  fail_unless (rmax > 3000000, "R^MAX %u before the fall", rmax);
+  fail_unless_equals_int (stat_uint (sim, 0, "overload-cuts"), 0);
+  sim_run_until (sim, 80 * S);
+  rmax = stat_uint (sim, 0, "capacity");
+  w = window (sim, 0, 65 * S, 80 * S);
+  GST_INFO ("4 -> 1 Mbit/s: R^MAX %u, %u cut(s); 65-80 s goodput %.0f, "
+      "qdelay %.1f ms", rmax, stat_uint (sim, 0, "overload-cuts"),
+      w.goodput_bps, w.qdelay_mean_ms);
+  fail_unless (stat_uint (sim, 0, "overload-cuts") >= 1);
+  fail_unless (rmax < 1500000, "R^MAX %u after the fall", rmax);
+  fail_unless (w.qdelay_mean_ms < 50.0, "mean queueing delay %.1f ms",
+      w.qdelay_mean_ms);
+  fail_unless (w.goodput_bps >= 0.6e6, "goodput %.0f", w.goodput_bps);
+  sim_done (sim, scen);
+
+  sim = sim_from_text (clean_link ("1000000",
+          "schedule=0:1000000,30:0,32:1000000", NULL, 45), 1, &scen);
+  sim_run_until (sim, 45 * S);
+  fail_unless_equals_int (stat_uint (sim, 0, "overload-cuts"), 0);
+  sim_done (sim, scen);
+}
+
+GST_END_TEST;
+
 static gdouble
 jain (const gdouble * x, guint n)
 {
@@ -678,6 +717,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_rmax_heavy_tail);
   tcase_add_test (tc, test_urcp_probe_ramp);
   tcase_add_test (tc, test_urcp_capacity_halves);
+  tcase_add_test (tc, test_urcp_capacity_falls);
   tcase_add_test (tc, test_urcp_two_flows_fair);
   tcase_add_test (tc, test_um_operating_point);
   tcase_add_test (tc, test_um_parameter);
