@@ -2,6 +2,7 @@
  * without data flowing, and torn down. Run under valgrind by the
  * `sanitize` suite (tests/check/meson.build), which fails on memory
  * definitely lost; here it checks that nothing errors or hangs. */
+#include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/rtp/gstrtpbuffer.h>
@@ -30,6 +31,9 @@ rtp_packet (guint16 seq, GstClockTime pts)
   gst_rtp_buffer_set_ssrc (&rtp, 0xabcd);
   gst_rtp_buffer_set_payload_type (&rtp, 96);
   gst_rtp_buffer_set_timestamp (&rtp, seq * 3000);
+  /* defined bytes: urcpsender reads a VP8 stream's payload descriptor */
+  memset (gst_rtp_buffer_get_payload (&rtp), 0,
+      gst_rtp_buffer_get_payload_len (&rtp));
   gst_rtp_buffer_unmap (&rtp);
   GST_BUFFER_PTS (b) = pts;
   return b;
