@@ -49,6 +49,7 @@ typedef struct
   guint64 lost_queue, lost_link;
   /* media packets only (no repair packets), for loss_pre and loss_post */
   guint64 media_delivered, media_lost, repaired;
+  guint64 frames_hit, frames_recovered; /* FFRE; hit 0: unknown or none */
   GArray *qdelay_ms;            /* gfloat, one per delivered data packet */
   Bin *bins;
   GPtrArray *stat_names;        /* media: stats fields, first sample */
@@ -929,6 +930,15 @@ sim_metrics_set_repaired (SimMetrics * m, guint flow, guint64 repaired)
   m->flows[flow].repaired = repaired;
 }
 
+void
+sim_metrics_set_fec_frames (SimMetrics * m, guint flow, guint64 hit,
+    guint64 recovered)
+{
+  g_return_if_fail (flow < m->n_flows);
+  m->flows[flow].frames_hit = hit;
+  m->flows[flow].frames_recovered = recovered;
+}
+
 static gdouble
 kbps (guint64 bytes, gdouble secs)
 {
@@ -1057,6 +1067,10 @@ sim_metrics_write_json (SimMetrics * m, GString * s)
     json_num (s, media_loss (f, TRUE), "%.6f");
     g_string_append_printf (s, ", \"fec_repaired\": %" G_GUINT64_FORMAT,
         f->repaired);
+    g_string_append_printf (s, ", \"fec_frames_hit\": %" G_GUINT64_FORMAT
+        ", \"ffre\": ", f->frames_hit);
+    json_num (s, f->frames_hit ? (gdouble) f->frames_recovered /
+        f->frames_hit : NAN, "%.4f");
     g_string_append (s, ", \"convergence_s\": ");
     json_num (s, conv >= 0 ? conv : NAN, "%.3f");
     g_string_append (s, ",\n     \"convergence\": [");

@@ -122,6 +122,11 @@ void sim_metrics_finish (SimMetrics * m);
 /* Simulated: media packets of `flow` that repair packets rebuilt, for
  * loss_post; before sim_metrics_finish(). */
 void sim_metrics_set_repaired (SimMetrics * m, guint flow, guint64 repaired);
+/* Media frames that lost a packet before repair (`hit`), and of those the
+ * ones FEC made whole (FFRE = recovered / hit); before
+ * sim_metrics_finish(). */
+void sim_metrics_set_fec_frames (SimMetrics * m, guint flow, guint64 hit,
+    guint64 recovered);
 
 /* Propagation delay of `flow`'s packets on `link`: its delay-ms on the link
  * its data takes, its return-delay-ms on the other. */

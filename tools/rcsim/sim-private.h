@@ -42,6 +42,7 @@ typedef struct
                                  * triggered it (RFC 2018 sec. 4: the first
                                  * SACK block), G_MAXUINT64 if none */
   guint32 gen;                  /* TCP: transfer (connection) generation */
+  guint64 frame;                /* media: the frame slot it belongs to */
   guint fec_covers;             /* FEC: media packets it protects, the
                                  * oldest not yet protected when it is sent */
   GArray *results;              /* feedback: RcPacketResult */

@@ -78,6 +78,7 @@ typedef struct
   GstClockTime ts;
   guint size;
   gboolean is_fec;
+  guint64 frame;                /* media: its frame slot */
 } SentRecord;
 
 /* A repair packet and the media packets it protects (transport seqs, in
@@ -383,7 +384,9 @@ media_service (Sim * sim, SimFlow * f)
   if (sim->now >= f->stop)
     return;
   while ((p = rc_sender_pop (m->sender, sim->now, NULL, &index))) {
-    SentRecord rec = { sim->now, p->rtp_size, p->kind == SIM_PKT_FEC };
+    SentRecord rec = { sim->now, p->rtp_size, p->kind == SIM_PKT_FEC,
+      p->frame
+    };
 
     g_assert (index == m->sent_log->len);
     p->seq = index;
@@ -493,10 +496,10 @@ media_protect (Sim * sim, SimFlow * f, GQueue * frame_pkts)
  * group whose repair packet arrived (XOR parity rebuilds one). Packets
  * sent in the last `tail` are left out: their fate is not known yet. */
 static guint64
-sim_fec_repaired (Sim * sim, SimFlow * f, GstClockTime tail)
+sim_fec_repaired (Sim * sim, SimFlow * f, GstClockTime tail, GByteArray * mark)
 {
   MediaState *m = f->media;
-  guint64 repaired = 0;
+  guint64 repaired = 0, lost_seq = 0;
   guint i, j;
 
   for (i = 0; m && i < m->groups->len; i++) {
@@ -510,13 +513,62 @@ sim_fec_repaired (Sim * sim, SimFlow * f, GstClockTime tail)
       continue;
     for (j = 0; j < g->n && lost < 2; j++) {
       guint64 seq = g_array_index (m->group_media, guint64, g->first + j);
-      if (seq >= m->rx_got->len || !m->rx_got->data[seq])
+      if (seq >= m->rx_got->len || !m->rx_got->data[seq]) {
         lost++;
+        lost_seq = seq;
+      }
     }
-    if (lost == 1)
+    if (lost == 1) {
       repaired++;
+      if (mark && lost_seq < mark->len)
+        mark->data[lost_seq] = 1;
+    }
   }
   return repaired;
+}
+
+/* Frames FEC made whole (the FRACTaL paper's FFRE, "FEC Frame Recovery
+ * Efficiency", its ref. [20]; our reading: of the frames that lost a media
+ * packet, the share whose every lost packet a repair packet rebuilt). */
+static void
+sim_fec_frames (Sim * sim, SimFlow * f, guint64 * hit, guint64 * recovered)
+{
+  MediaState *m = f->media;
+  GByteArray *mark = g_byte_array_sized_new (m->sent_log->len);
+  guint64 i, frame = G_MAXUINT64;
+  gboolean lost = FALSE, unrepaired = FALSE;
+
+  g_byte_array_set_size (mark, m->sent_log->len);
+  memset (mark->data, 0, mark->len);
+  sim_fec_repaired (sim, f, 0, mark);
+  *hit = *recovered = 0;
+  /* A frame's media packets leave in order (the pacer keeps it). */
+  for (i = 0; i <= m->sent_log->len; i++) {
+    const SentRecord *r = i < m->sent_log->len ?
+        &g_array_index (m->sent_log, SentRecord, i) : NULL;
+    gboolean got;
+
+    if (r && r->is_fec)
+      continue;
+    if (!r || r->frame != frame) {
+      if (lost) {
+        (*hit)++;
+        if (!unrepaired)
+          (*recovered)++;
+      }
+      if (!r)
+        break;
+      frame = r->frame;
+      lost = unrepaired = FALSE;
+    }
+    got = i < m->rx_got->len && m->rx_got->data[i];
+    if (!got) {
+      lost = TRUE;
+      if (!mark->data[i])
+        unrepaired = TRUE;
+    }
+  }
+  g_byte_array_unref (mark);
 }
 
 /* Two temporal layers: the upper layer's share of the bytes (vp8enc 1.22
@@ -582,6 +634,7 @@ media_frame (Sim * sim, gpointer obj, guint64 n)
     }
     p = sim_pkt_new (f, SIM_PKT_MEDIA, payload + RTP_OVERHEAD +
         f->data_overhead);
+    p->frame = n;
     p->rtp_size = payload + RTP_OVERHEAD;
     p->queued = t;
     left -= payload;
@@ -1208,9 +1261,13 @@ sim_run (Sim * sim)
     guint i;
     for (i = 0; i < sim->flows->len; i++) {
       SimFlow *f = g_ptr_array_index (sim->flows, i);
-      if (f->media)
+      if (f->media) {
+        guint64 hit, recovered;
         sim_metrics_set_repaired (sim->metrics, i, sim_fec_repaired (sim, f,
-                0));
+                0, NULL));
+        sim_fec_frames (sim, f, &hit, &recovered);
+        sim_metrics_set_fec_frames (sim->metrics, i, hit, recovered);
+      }
     }
   }
   sim_metrics_finish (sim->metrics);

@@ -213,7 +213,8 @@ def check_result(j, where):
               f"{where}: fairness {fa}")
     check(isinstance(j["flows"], list) and j["flows"], f"{where}: flows")
     keys = {"id", "kind", "controller", "start_s", "stop_s", "goodput_kbps", "send_kbps",
-            "fec_kbps", "qdelay_ms", "loss_pre", "loss_post", "convergence_s", "convergence"}
+            "fec_kbps", "qdelay_ms", "loss_pre", "loss_post", "convergence_s", "convergence",
+            "fec_frames_hit", "ffre"}
     for i, f in enumerate(j["flows"]):
         w = f"{where} flow {i}"
         check(keys <= set(f), f"{w}: missing {keys - set(f)}")
@@ -223,6 +224,8 @@ def check_result(j, where):
         check(0 <= f["start_s"] <= f["stop_s"] <= j["duration_s"], f"{w}: start/stop")
         for k in ("goodput_kbps", "send_kbps", "fec_kbps"):
             check(is_num(f[k]) and f[k] >= 0, f"{w}: {k} = {f[k]!r}")
+        check((f["ffre"] is None) == (f["fec_frames_hit"] == 0)
+              and (f["ffre"] is None or 0 <= f["ffre"] <= 1), f"{w}: ffre {f['ffre']!r}")
         check(f["goodput_kbps"] <= f["send_kbps"] + 1e-6, f"{w}: goodput above send rate")
         for k in ("loss_pre", "loss_post"):
             check(is_num(f[k]) and 0 <= f[k] <= 1, f"{w}: {k} = {f[k]!r}")
@@ -676,8 +679,16 @@ def test_fec_repair(c):
         check(0.08 < share < 0.16, f"fec=10 sent {100 * share:.1f} % of the media rate")
         check(fl["fec_repaired"] > 0 and fl["loss_post"] < fl["loss_pre"],
               "fec=10 repaired nothing")
+        # FFRE: frames that lost a packet, and the share FEC made whole; at
+        # 1 % random loss most hit frames lose one packet, which one repair
+        # packet per 10 rebuilds unless it is lost too.
+        print(f"urcp fec=10: {fl['fec_frames_hit']} frames hit, FFRE {fl['ffre']}")
+        check(fl["fec_frames_hit"] > 0 and 0.5 < fl["ffre"] <= 1,
+              f"fec=10: {fl['fec_frames_hit']} frames hit, FFRE {fl['ffre']}")
         fl = flow("controller=urcp\n")
         check(fl["fec_kbps"] == 0, "urcp without a fec key sent repair packets")
+        check(fl["fec_frames_hit"] > 0 and fl["ffre"] == 0,
+              f"no FEC: {fl['fec_frames_hit']} frames hit, FFRE {fl['ffre']}")
         fl = flow("controller=fractal\nfec=none\n")
         check(fl["fec_kbps"] == 0 and fl["loss_post"] == fl["loss_pre"],
               f"fec=none: fec {fl['fec_kbps']} kbit/s, loss {fl['loss_pre']} -> "
