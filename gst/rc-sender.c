@@ -76,12 +76,13 @@ GST_DEBUG_CATEGORY_STATIC (rc_sender_debug);
 #define CB_INTERVALS 3
 /* While tripped: admission at twice the floor, one second deep (see
  * rc_sender_admit()). */
+#define CB_ADMIT_FACTOR 2.0
+
 /* How far the media sent may run ahead of a controller's send cap before
  * non-reference frames are dropped: the rate buffer urcpsender gives vp8enc
  * (gstrcencoder.c, 300 ms), within which the encoder's own overshoot is its
  * normal rate control. */
 #define SELECT_WINDOW (300 * GST_MSECOND)
-#define CB_ADMIT_FACTOR 2.0
 
 typedef struct
 {
@@ -154,11 +155,11 @@ struct _RcSender
   gdouble admit_tokens;         /* bits */
   GstClockTime admit_last;
   guint64 breaker_dropped;
+  gboolean breaker_tripped_event, breaker_reset_event; /* for the next
+                                                         * poll to report */
 
   /* selective transmission */
   RcSelect select;
-  gboolean breaker_tripped_event, breaker_reset_event; /* for the next
-                                                         * poll to report */
 
   /* ticks and publishing */
   GstClockTime next_tick;
@@ -316,9 +317,8 @@ gboolean
 rc_sender_select (RcSender * s, const RcFrameInfo * f, guint size,
     GstClockTime now)
 {
-  guint64 cap = s->tripped ? 0 : rc_controller_get_decision (s->ctrl).send_cap_bps;
-
-  return rc_select_packet (&s->select, f, size, cap, SELECT_WINDOW, now);
+  return rc_select_packet (&s->select, f, size,
+      rc_sender_get_decision (s).send_cap_bps, SELECT_WINDOW, now);
 }
 
 RcDecision
@@ -353,6 +353,7 @@ rc_sender_get_decision (RcSender * s)
     d.media_bps = MIN (d.media_bps, s->cfg.limits.min_bps);
     d.fec_bps = 0;
     d.pacing_bps = 0;
+    d.send_cap_bps = 0;
     d.phase = "circuit-breaker";
     d.reason = s->trip_reason;
   }
