@@ -494,9 +494,12 @@ media_protect (Sim * sim, SimFlow * f, GQueue * frame_pkts)
 
 /* Media packets of `f` the repair packets rebuilt: one lost packet in a
  * group whose repair packet arrived (XOR parity rebuilds one). Packets
- * sent in the last `tail` are left out: their fate is not known yet. */
+ * sent in the last `tail` are left out: their fate is not known yet.
+ * `mark` (may be NULL; one byte per transport seq) gets a 1 at each
+ * rebuilt packet. */
 static guint64
-sim_fec_repaired (Sim * sim, SimFlow * f, GstClockTime tail, GByteArray * mark)
+sim_fec_repaired (Sim * sim, SimFlow * f, GstClockTime tail,
+    GByteArray * mark)
 {
   MediaState *m = f->media;
   guint64 repaired = 0, lost_seq = 0;
