@@ -87,6 +87,7 @@
 #include <gst/rtp/gstrtpbuffer.h>
 #include "gstfecdec.h"
 #include "gstfecenc.h"
+#include "gstrcencoder.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_fec_dec_debug);
 #define GST_CAT_DEFAULT gst_fec_dec_debug
@@ -229,10 +230,12 @@ tap_unref (GstFecDecTap * t)
   g_free (t);
 }
 
-/* Feeds one packet seen upstream of the jitterbuffer. */
+/* Feeds one packet seen upstream of the jitterbuffer (a GstRcBufferFunc:
+ * `tap` is the GstFecDecTap). */
 static void
-tap_feed (GstFecDecTap * t, GstBuffer * buf)
+tap_feed (gpointer tap, GstBuffer * buf)
 {
+  GstFecDecTap *t = tap;
   GstClockTime now = GST_BUFFER_DTS_OR_PTS (buf);
   guint8 hdr[RC_FEC_RTP_HEADER_LEN];
   guint i;
@@ -257,23 +260,10 @@ tap_feed (GstFecDecTap * t, GstBuffer * buf)
   g_mutex_unlock (&t->lock);
 }
 
-static gboolean
-tap_feed_list (GstBuffer ** buf, guint idx, gpointer t)
-{
-  tap_feed (t, *buf);
-  return TRUE;
-}
-
 static GstPadProbeReturn
 tap_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
-  GstFecDecTap *t = user_data;
-
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
-    tap_feed (t, GST_PAD_PROBE_INFO_BUFFER (info));
-  else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
-    gst_buffer_list_foreach (GST_PAD_PROBE_INFO_BUFFER_LIST (info),
-        tap_feed_list, t);
+  gst_rc_probe_foreach_buffer (info, tap_feed, user_data);
   /* Only listening: the data path is left as it is. */
   return GST_PAD_PROBE_OK;
 }

@@ -221,6 +221,34 @@ gst_rc_rtp_session_find_downstream (GstPad * srcpad, GstElement ** element)
   return session;
 }
 
+typedef struct
+{
+  GstRcBufferFunc fn;
+  gpointer data;
+} ForeachBuffer;
+
+static gboolean
+foreach_in_list (GstBuffer ** buf, guint idx, gpointer user_data)
+{
+  ForeachBuffer *f = user_data;
+
+  f->fn (f->data, *buf);
+  return TRUE;
+}
+
+void
+gst_rc_probe_foreach_buffer (GstPadProbeInfo * info, GstRcBufferFunc fn,
+    gpointer data)
+{
+  ForeachBuffer f = { fn, data };
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
+    fn (data, GST_PAD_PROBE_INFO_BUFFER (info));
+  else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
+    gst_buffer_list_foreach (GST_PAD_PROBE_INFO_BUFFER_LIST (info),
+        foreach_in_list, &f);
+}
+
 void
 gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
 {

@@ -72,6 +72,12 @@ GstElement *gst_rc_encoder_find_upstream (GstPad * sinkpad);
 GObject *gst_rc_rtp_session_find_downstream (GstPad * srcpad,
     GstElement ** element);
 
+/* A pad probe that only looks at buffers: `fn` sees the probe's buffer, or
+ * each buffer of its buffer list, in order; anything else is skipped. */
+typedef void (*GstRcBufferFunc) (gpointer data, GstBuffer * buf);
+void gst_rc_probe_foreach_buffer (GstPadProbeInfo * info,
+    GstRcBufferFunc fn, gpointer data);
+
 /* Sets `enc` up for following a changing target in real time, as
  * info->setup says; logs what it did (category rcencoder). */
 void gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info);

@@ -172,9 +172,11 @@ arrived_locked (GstRcReceiver * self, const RtpInfo * i, GstClockTime now)
     GST_LOG_OBJECT (self, "packet %u arrived after its playout time", i->seq);
 }
 
+/* A GstRcBufferFunc: `element` is the GstRcReceiver. */
 static void
-arrived (GstRcReceiver * self, GstBuffer * buf)
+arrived (gpointer element, GstBuffer * buf)
 {
+  GstRcReceiver *self = element;
   RtpInfo i;
 
   if (!rtp_info (buf, &i))
@@ -184,21 +186,10 @@ arrived (GstRcReceiver * self, GstBuffer * buf)
   g_mutex_unlock (&self->lock);
 }
 
-static gboolean
-arrived_in_list (GstBuffer ** buf, guint idx, gpointer self)
-{
-  arrived (self, *buf);
-  return TRUE;
-}
-
 static GstPadProbeReturn
 arrival_probe (GstPad * pad, GstPadProbeInfo * info, GstRcReceiver * self)
 {
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER)
-    arrived (self, GST_PAD_PROBE_INFO_BUFFER (info));
-  else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
-    gst_buffer_list_foreach (GST_PAD_PROBE_INFO_BUFFER_LIST (info),
-        arrived_in_list, self);
+  gst_rc_probe_foreach_buffer (info, arrived, self);
   return GST_PAD_PROBE_OK;
 }
 

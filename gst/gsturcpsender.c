@@ -890,19 +890,26 @@ check_caps (GstUrcpSender * self, GstCaps * caps)
 /* Media or a repair packet? Repair packets from a fecenc upstream carry
  * their own SSRC (flexfec) or payload type (ULPFEC). The media stream's
  * SSRC (caps, else the first packet) tells the session which RTCP blocks
- * are about us. ctrl_lock held. */
+ * are about us. In the same look, a VP8 stream's payload descriptor goes
+ * to `frame` (for select_locked); *have_frame says whether it was read.
+ * ctrl_lock held. */
 static RcSenderItemKind
-classify_locked (GstUrcpSender * self, GstBuffer * buf)
+classify_locked (GstUrcpSender * self, GstBuffer * buf, RcFrameInfo * frame,
+    gboolean * have_frame)
 {
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
   RcSenderItemKind kind = RC_SENDER_ITEM_MEDIA;
   guint32 ssrc;
   gint pt;
 
+  *have_frame = FALSE;
   if (!gst_rtp_buffer_map (buf, GST_MAP_READ, &rtp))
     return kind;
   ssrc = gst_rtp_buffer_get_ssrc (&rtp);
   pt = gst_rtp_buffer_get_payload_type (&rtp);
+  if (self->media_vp8)
+    *have_frame = rc_vp8_frame_info (gst_rtp_buffer_get_payload (&rtp),
+        gst_rtp_buffer_get_payload_len (&rtp), frame);
   gst_rtp_buffer_unmap (&rtp);
   if (!self->have_media_ssrc) {
     self->media_ssrc = ssrc;
@@ -916,16 +923,16 @@ classify_locked (GstUrcpSender * self, GstBuffer * buf)
 }
 
 /* Selective transmission (rc-select.h): whether a packet goes on. A media
- * packet of a VP8 stream may be dropped, whole frames at a time; the
- * sequence numbers after a drop are moved down so the stream stays
- * gapless. `buf` may be replaced by a writable copy. ctrl_lock held. */
+ * packet of a VP8 stream (its descriptor read into `frame`, if
+ * `have_frame`) may be dropped, whole frames at a time; the sequence
+ * numbers after a drop are moved down so the stream stays gapless. `buf`
+ * may be replaced by a writable copy. ctrl_lock held. */
 static gboolean
 select_locked (GstUrcpSender * self, GstBuffer ** buf, guint size,
-    RcSenderItemKind kind, GstClockTime now)
+    RcSenderItemKind kind, const RcFrameInfo * frame, gboolean have_frame,
+    GstClockTime now)
 {
   GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
-  RcFrameInfo f;
-  gboolean ok = TRUE;
 
   if (kind == RC_SENDER_ITEM_FEC && !self->seen_fec) {
     self->seen_fec = TRUE;
@@ -936,15 +943,9 @@ select_locked (GstUrcpSender * self, GstBuffer ** buf, guint size,
     GST_INFO_OBJECT (self, "the stream carries repair packets: no "
         "selective transmission from here on");
   }
-  if (kind != RC_SENDER_ITEM_MEDIA || !self->media_vp8 || self->seen_fec)
+  if (kind != RC_SENDER_ITEM_MEDIA || !have_frame || self->seen_fec)
     return TRUE;
-  if (!gst_rtp_buffer_map (*buf, GST_MAP_READ, &rtp))
-    return TRUE;
-  if (rc_vp8_frame_info (gst_rtp_buffer_get_payload (&rtp),
-          gst_rtp_buffer_get_payload_len (&rtp), &f))
-    ok = rc_sender_select (self->sender, &f, size, now);
-  gst_rtp_buffer_unmap (&rtp);
-  if (!ok) {
+  if (!rc_sender_select (self->sender, frame, size, now)) {
     self->seq_shift++;
     GST_LOG_OBJECT (self, "selective transmission: dropping %u bytes of a "
         "non-reference frame", size);
@@ -989,7 +990,8 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   guint size = gst_buffer_get_size (buf);
   RcSenderAction a[MAX_ACTIONS];
   RcSenderItemKind kind;
-  gboolean pacing;
+  RcFrameInfo frame;
+  gboolean pacing, have_frame;
   GstFlowReturn ret;
   guint n = 0;
 
@@ -1000,7 +1002,7 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     gst_buffer_unref (buf);
     return GST_FLOW_FLUSHING;
   }
-  kind = classify_locked (self, buf);
+  kind = classify_locked (self, buf, &frame, &have_frame);
   if (!rc_sender_admit (self->sender, size, kind, now)) {
     /* The circuit breaker has tripped and this is above its floor. */
     g_mutex_unlock (&self->ctrl_lock);
@@ -1008,7 +1010,7 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     gst_buffer_unref (buf);
     return GST_FLOW_OK;
   }
-  if (!select_locked (self, &buf, size, kind, now)) {
+  if (!select_locked (self, &buf, size, kind, &frame, have_frame, now)) {
     g_mutex_unlock (&self->ctrl_lock);
     gst_buffer_unref (buf);
     return GST_FLOW_OK;
