@@ -43,8 +43,10 @@ typedef struct
                                  * SACK block), G_MAXUINT64 if none */
   guint32 gen;                  /* TCP: transfer (connection) generation */
   guint64 frame;                /* media: the frame slot it belongs to */
-  guint fec_covers;             /* FEC: media packets it protects, the
-                                 * oldest not yet protected when it is sent */
+  GstBuffer *rtp;               /* media and FEC with an fecenc in the
+                                 * flow: the RTP packet itself */
+  guint64 rtp_index;            /* media with `rtp`: its MediaState.rtp_log
+                                 * index */
   GArray *results;              /* feedback: RcPacketResult */
   GstBuffer *rtcp;              /* RTCP RR: the compound packet */
 } SimPkt;

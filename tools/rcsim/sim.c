@@ -34,17 +34,22 @@
  * always with `feedback=rtcp`. The session is polled after everything it
  * is told and at the times it asks for (its controller tick).
  *
- * FEC: media_protect() adds repair packets at the rate the session asks
- * for (SIM_PKT_FEC, FEC bytes in the metrics, pushed as
- * RC_SENDER_ITEM_FEC, fed back like media); media_receive() is where they
- * will repair losses (loss_post). Until the decoder runs here, loss_post ==
- * loss_pre. */
+ * FEC: with an fecenc in the flow (the `fec` key, not none) every media
+ * packet is a real RTP packet; media_protect() runs the core encoder fecenc
+ * runs (gst/rc-fec-enc.c) on them, with fecenc's probe arithmetic on the
+ * FEC rate the session asks for, and its repair packets (SIM_PKT_FEC, FEC
+ * bytes in the metrics, pushed as RC_SENDER_ITEM_FEC, fed back like media)
+ * cross the link; at the receiver the core decoder fecdec runs
+ * (gst/rc-fec-dec.c) rebuilds what it can (loss_post), and each rebuilt
+ * packet is checked byte for byte against the one that was lost. */
 #include <math.h>
 #include <string.h>
 #include <gst/rtp/gstrtcpbuffer.h>
 #include "sim-private.h"
 #include "rc-rtcp.h"
 #include "rc-receiver.h"
+#include "rc-fec-enc.h"
+#include "rc-fec-dec.h"
 
 /* How long after the last flow stops in-flight packets are still
  * delivered and counted (longer than any queue plus delay we ship). */
@@ -81,13 +86,16 @@ typedef struct
   guint64 frame;                /* media: its frame slot */
 } SentRecord;
 
-/* A repair packet and the media packets it protects (transport seqs, in
- * MediaState.group_media from `first`). */
+/* A media RTP packet made while FEC is on, by its index (its sequence
+ * number unwrapped): what rebuilds it byte for byte (media_rtp_new), and
+ * its transport seq once sent. */
 typedef struct
 {
-  guint64 repair;
-  guint first, n;
-} FecGroup;
+  guint64 tseq;                 /* G_MAXUINT64: not sent (yet) */
+  GstClockTime capture;
+  guint size;
+  gboolean marker;
+} RtpRecord;
 
 struct _MediaState
 {
@@ -96,18 +104,23 @@ struct _MediaState
   GArray *sent_log;             /* SentRecord by send index */
   GArray *actions;              /* scratch: RcSenderAction */
   gdouble enc_target;           /* the encoder's target, from the session */
-  gdouble fec_target;           /* FEC rate the session asks for, bit/s */
-  gdouble fec_budget;           /* bytes of repair owed at that rate */
-  GstClockTime fec_last;        /* when the budget was last topped up */
-  guint unprotected;            /* media packetized since the last repair */
-  gdouble fec_credit;           /* repair packets owed at a fixed overhead */
-  GArray *pending_media;        /* guint64: media sent, not yet protected */
+  /* fecenc (NULL with fec=none): the core encoder, its probe arithmetic
+   * and its overhead now (percent of media packets) */
+  RcFecEncoder *fenc;
+  RcFecProbe fprobe;
+  gdouble fec_ovh;
+  GPtrArray *fec_out;           /* scratch: repair / rebuilt packets */
+  GArray *rtp_log;              /* RtpRecord by media RTP index */
   gboolean seen_fec;            /* as urcpsender: once repair packets are
                                  * made, no selective transmission */
-  GArray *groups;               /* FecGroup */
-  GArray *group_media;          /* guint64 */
   GByteArray *rx_got;           /* receiver: 1 per transport seq that
                                  * arrived */
+  /* receiver: fecdec's core decoder, the highest media RTP index that
+   * arrived (to unwrap a rebuilt packet's seqnum), and 1 per transport
+   * seq the decoder rebuilt */
+  RcFecDecoder *fdec;
+  guint64 rx_rtp_high;
+  GByteArray *rx_rebuilt;
   SimEncoder *enc;
   gboolean was_paused;
   GPtrArray *stat_names;        /* session stats fields, first sample */
@@ -255,6 +268,8 @@ sim_pkt_free (SimPkt * p)
     g_array_unref (p->results);
   if (p->rtcp)
     gst_buffer_unref (p->rtcp);
+  if (p->rtp)
+    gst_buffer_unref (p->rtp);
   g_slice_free (SimPkt, p);
 }
 
@@ -361,17 +376,35 @@ media_app_limit (SimFlow * f, GstClockTime t)
   return (gdouble) v;
 }
 
-/* Everything the session has due now: packets to send, actions to carry
- * out; then the next time it wants to run. */
+/* What fecenc does with urcpsender's probe event (gstfecenc.c
+ * handle_probe_event): the FEC rate becomes an overhead over the media
+ * rate it measures; a request, 0 included, replaces a fixed overhead. */
+static void
+media_fec_overhead (MediaState * m, gdouble ovh)
+{
+  m->fec_ovh = ovh;
+  rc_fec_encoder_set_overhead (m->fenc, ovh);
+}
+
+static void
+media_fec_request (MediaState * m, guint64 bps)
+{
+  gdouble ovh;
+
+  if (m->fenc && rc_fec_probe_set_bitrate (&m->fprobe,
+          (guint) MIN (bps, G_MAXUINT), m->fec_ovh, &ovh, NULL))
+    media_fec_overhead (m, ovh);
+}
+
 /* Whether repair packets are being made (see media_protect). */
 static gboolean
 fec_active (SimFlow * f)
 {
-  gdouble ovh = f->cfg->fec_overhead;
-
-  return ovh >= 0 && (f->media->fec_target > 0 || ovh > 0);
+  return f->media->fenc && f->media->fec_ovh > 0;
 }
 
+/* Everything the session has due now: packets to send, actions to carry
+ * out; then the next time it wants to run. */
 static void
 media_service (Sim * sim, SimFlow * f)
 {
@@ -391,21 +424,8 @@ media_service (Sim * sim, SimFlow * f)
     g_assert (index == m->sent_log->len);
     p->seq = index;
     g_array_append_val (m->sent_log, rec);
-    /* The pacer keeps order: a repair packet leaves after the media it
-     * protects, which are the oldest not yet protected. */
-    if (p->kind == SIM_PKT_MEDIA && fec_active (f)) {
-      g_array_append_val (m->pending_media, index);
-      /* Bounded: a repair packet never covers this many. */
-      if (m->pending_media->len > 4096)
-        g_array_remove_range (m->pending_media, 0, 1024);
-    } else if (p->kind == SIM_PKT_FEC) {
-      FecGroup g = { index, m->group_media->len,
-        MIN (p->fec_covers, m->pending_media->len)
-      };
-      g_array_append_vals (m->group_media, m->pending_media->data, g.n);
-      g_array_remove_range (m->pending_media, 0, g.n);
-      g_array_append_val (m->groups, g);
-    }
+    if (p->kind == SIM_PKT_MEDIA && p->rtp)
+      g_array_index (m->rtp_log, RtpRecord, p->rtp_index).tseq = index;
     sim_send (sim, p);
   }
   g_array_set_size (m->actions, 0);
@@ -415,7 +435,7 @@ media_service (Sim * sim, SimFlow * f)
     if (a->kind == RC_SENDER_SET_ENCODER)
       m->enc_target = a->bps;
     else if (a->kind == RC_SENDER_SET_FEC)
-      m->fec_target = a->bps;
+      media_fec_request (m, a->bps);
     /* RC_SENDER_WARN_NO_FEEDBACK and the circuit breaker's actions: nobody
      * to tell (the stats and the log's target lines show them). */
   }
@@ -434,122 +454,192 @@ media_wake (Sim * sim, gpointer obj, guint64 arg)
   media_service (sim, f);
 }
 
-/* Repair packets after each frame, as fecenc makes them before urcpsender
- * (the flow's `fec` key): at the FEC rate the session asks for (a
- * controller probing with FEC, as fecenc follows urcpsender's probe
- * event), else at the fixed overhead in repair packets per media packet
- * (fecenc's `overhead`; 0: none); `fec=none` is no fecenc at all. A repair
- * packet is the XOR of the media packets since the one before it (fecenc's
- * row groups, their length set by the rate): its size is the largest of
- * them plus a flexfec header, and at the receiver it rebuilds one lost
- * packet of its group (sim_fec_repaired). */
-#define FEC_HEADER 20           /* RFC 8627 sec. 4.2: 20 bytes, one SSRC */
+static GstClockTime
+receiver_clock (SimFlow * f, GstClockTime t)
+{
+  gint64 skew = llround ((gdouble) t * f->cfg->clock_skew_ppm * 1e-6);
 
+  /* skew > -1e6 ppm, so this never goes below the offset. */
+  return (GstClockTime) ((gint64) (t + f->cfg->clock_offset) + skew);
+}
+
+/* One flag byte per index, grown with zeros. */
+static void
+byte_array_mark (GByteArray * a, guint64 i)
+{
+  if (a->len <= i) {
+    guint old = a->len;
+    g_byte_array_set_size (a, i + 1 + 1024);
+    memset (a->data + old, 0, a->len - old);
+  }
+  a->data[i] = 1;
+}
+
+static gboolean
+byte_array_get (GByteArray * a, guint64 i)
+{
+  return i < a->len && a->data[i];
+}
+
+/* With an fecenc in the flow, each media packet is an RTP packet: the
+ * transport-wide-cc one-byte extension (RTP_OVERHEAD counts it) and a
+ * payload that is a function of the flow and the index alone, so the
+ * receiver can build it again to check a rebuilt one. */
+#define MEDIA_PT 96
+#define FEC_PT 100              /* fecenc's and fecdec's default */
+#define FEC_SSRC_BASE 0x6000
+#define TWCC_EXT_ID 1
+
+static GstBuffer *
+media_rtp_new (SimFlow * f, guint64 index, const RtpRecord * r)
+{
+  guint payload = r->size - RTP_OVERHEAD, i;
+  GstBuffer *buf = gst_rtp_buffer_new_allocate (payload, 0, 0);
+  GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+  guint8 twcc[2] = { 0, 0 }, *d;
+  /* splitmix64 (Steele et al., 2014) on the flow and the index */
+  guint64 x = ((guint64) f->id << 48) ^ index;
+
+  gst_rtp_buffer_map (buf, GST_MAP_WRITE, &rtp);
+  gst_rtp_buffer_set_ssrc (&rtp, SSRC_BASE + f->id);
+  gst_rtp_buffer_set_seq (&rtp, (guint16) index);
+  gst_rtp_buffer_set_timestamp (&rtp, (guint32) gst_util_uint64_scale
+      (r->capture, RTP_CLOCK_RATE, GST_SECOND));
+  gst_rtp_buffer_set_payload_type (&rtp, MEDIA_PT);
+  gst_rtp_buffer_set_marker (&rtp, r->marker);
+  gst_rtp_buffer_add_extension_onebyte_header (&rtp, TWCC_EXT_ID, twcc, 2);
+  d = gst_rtp_buffer_get_payload (&rtp);
+  for (i = 0; i < payload; i++) {
+    if (i % 8 == 0) {
+      guint64 z = (x += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      x ^= z ^ (z >> 31);
+    }
+    d[i] = (guint8) (x >> (8 * (i % 8)));
+  }
+  gst_rtp_buffer_unmap (&rtp);
+  g_assert (gst_buffer_get_size (buf) == r->size);
+  return buf;
+}
+
+/* fecenc before the session: each media packet of the frame goes through
+ * the core encoder (its rate meter and the probe's overhead updated as
+ * gst_fec_enc_chain does), and the repair packets it lets out follow the
+ * media packet that closed their group. */
 static void
 media_protect (Sim * sim, SimFlow * f, GQueue * frame_pkts)
 {
   MediaState *m = f->media;
-  GstClockTime t = sim->now;
   GList *l;
-  guint i, k, size = 0;
+  guint i;
 
-  if (!fec_active (f)) {
-    m->fec_budget = m->fec_credit = 0;
-    m->fec_last = t;
-    m->unprotected = 0;
+  if (!m->fenc)
     return;
-  }
-  m->unprotected += g_queue_get_length (frame_pkts);
-  for (l = frame_pkts->head; l; l = l->next)
-    size = MAX (size, ((SimPkt *) l->data)->rtp_size);
-  size += FEC_HEADER;
-  if (m->fec_target > 0) {
-    if (GST_CLOCK_TIME_IS_VALID (m->fec_last) && t > m->fec_last)
-      m->fec_budget += m->fec_target / 8 * (t - m->fec_last) / GST_SECOND;
-    m->fec_last = t;
-    m->fec_credit = 0;
-    k = (guint) MIN (m->fec_budget / size, m->unprotected);
-  } else {
-    m->fec_budget = 0;
-    m->fec_last = t;
-    m->fec_credit += f->cfg->fec_overhead / 100 *
-        g_queue_get_length (frame_pkts);
-    k = (guint) MIN (floor (m->fec_credit), m->unprotected);
-    m->fec_credit -= k;
-  }
-  /* k repair packets split what is unprotected into k groups. */
-  for (i = 0; i < k; i++) {
-    SimPkt *p = sim_pkt_new (f, SIM_PKT_FEC, size + f->data_overhead);
+  for (l = frame_pkts->head; l; l = l->next) {
+    SimPkt *p = l->data;
+    RcFecEncoderStats before, after;
+    gdouble ovh;
 
-    p->fec_covers = (i + 1) * m->unprotected / k - i * m->unprotected / k;
-    p->rtp_size = size;
-    p->queued = t;
-    if (m->fec_target > 0)
-      m->fec_budget -= size;
-    g_queue_push_tail (frame_pkts, p);
+    rc_fec_encoder_get_stats (m->fenc, &before);
+    rc_fec_encoder_push (m->fenc, &p->rtp, m->fec_out);
+    rc_fec_encoder_get_stats (m->fenc, &after);
+    rc_fec_probe_add_media (&m->fprobe, sim->now,
+        after.media_bytes - before.media_bytes);
+    if (rc_fec_probe_update (&m->fprobe, sim->now, m->fec_ovh, &ovh, NULL))
+      media_fec_overhead (m, ovh);
+    for (i = 0; i < m->fec_out->len; i++) {
+      GstBuffer *b = g_ptr_array_index (m->fec_out, i);
+      guint size = gst_buffer_get_size (b);
+      SimPkt *r = sim_pkt_new (f, SIM_PKT_FEC, size + f->data_overhead);
+
+      r->rtp = b;
+      r->rtp_size = size;
+      r->frame = p->frame;
+      r->queued = sim->now;
+      g_queue_insert_after (frame_pkts, l, r);
+      l = l->next;
+    }
+    g_ptr_array_set_size (m->fec_out, 0);
   }
-  if (k)
-    m->unprotected = 0;
 }
 
-/* Media packets of `f` the repair packets rebuilt: one lost packet in a
- * group whose repair packet arrived (XOR parity rebuilds one). Packets
- * sent in the last `tail` are left out: their fate is not known yet.
- * `mark` (may be NULL; one byte per transport seq) gets a 1 at each
- * rebuilt packet. */
-static guint64
-sim_fec_repaired (Sim * sim, SimFlow * f, GstClockTime tail,
-    GByteArray * mark)
+/* fecdec at the receiver: every media and repair packet that arrives goes
+ * to the core decoder; a packet it rebuilds must be the one that was lost,
+ * byte for byte (anything else is a decoder bug: rcsim stops). */
+static void
+media_fec_receive (Sim * sim, SimFlow * f, SimPkt * p)
 {
   MediaState *m = f->media;
-  guint64 repaired = 0, lost_seq = 0;
-  guint i, j;
+  GstClockTime now = receiver_clock (f, sim->now);
+  guint i;
 
-  for (i = 0; m && i < m->groups->len; i++) {
-    FecGroup *g = &g_array_index (m->groups, FecGroup, i);
-    guint lost = 0;
-
-    if (g_array_index (m->sent_log, SentRecord, g->repair).ts + tail >
-        sim->now)
-      break;
-    if (g->repair >= m->rx_got->len || !m->rx_got->data[g->repair])
-      continue;
-    for (j = 0; j < g->n && lost < 2; j++) {
-      guint64 seq = g_array_index (m->group_media, guint64, g->first + j);
-      if (seq >= m->rx_got->len || !m->rx_got->data[seq]) {
-        lost++;
-        lost_seq = seq;
-      }
-    }
-    if (lost == 1) {
-      repaired++;
-      if (mark && lost_seq < mark->len)
-        mark->data[lost_seq] = 1;
-    }
+  if (p->kind == SIM_PKT_FEC) {
+    rc_fec_decoder_push_fec (m->fdec, p->rtp, now, m->fec_out);
+  } else {
+    m->rx_rtp_high = MAX (m->rx_rtp_high, p->rtp_index);
+    rc_fec_decoder_push_media (m->fdec, p->rtp, now, m->fec_out);
   }
+  for (i = 0; i < m->fec_out->len; i++) {
+    GstBuffer *got = g_ptr_array_index (m->fec_out, i);
+    guint16 seq = 0;
+    gint64 index;
+    const RtpRecord *r;
+    GstBuffer *want;
+    GstMapInfo map;
+    gboolean same;
+
+    if (gst_buffer_extract (got, 2, &seq, 2) == 2)
+      seq = GUINT16_FROM_BE (seq);
+    index = (gint64) m->rx_rtp_high + (gint16) (seq - (guint16) m->rx_rtp_high);
+    if (index < 0 || index >= m->rtp_log->len)
+      g_error ("flow %u: FEC rebuilt seq %u, which was never sent", f->id,
+          seq);
+    r = &g_array_index (m->rtp_log, RtpRecord, index);
+    want = media_rtp_new (f, index, r);
+    gst_buffer_map (want, &map, GST_MAP_READ);
+    same = gst_buffer_get_size (got) == map.size &&
+        gst_buffer_memcmp (got, 0, map.data, map.size) == 0;
+    gst_buffer_unmap (want, &map);
+    gst_buffer_unref (want);
+    if (!same)
+      g_error ("flow %u: FEC rebuilt packet %" G_GINT64_FORMAT " wrong",
+          f->id, index);
+    /* A packet the circuit breaker refused was never on the wire. */
+    if (r->tseq != G_MAXUINT64)
+      byte_array_mark (m->rx_rebuilt, r->tseq);
+    gst_buffer_unref (got);
+  }
+  g_ptr_array_set_size (m->fec_out, 0);
+}
+
+/* Media packets of `f` the decoder rebuilt. */
+static guint64
+sim_fec_repaired (Sim * sim, SimFlow * f)
+{
+  MediaState *m = f->media;
+  guint64 repaired = 0, i;
+
+  for (i = 0; i < m->rx_rebuilt->len; i++)
+    repaired += m->rx_rebuilt->data[i];
   return repaired;
 }
 
 /* Frames FEC made whole (the FRACTaL paper's FFRE, "FEC Frame Recovery
  * Efficiency", its ref. [20]; our reading: of the frames that lost a media
- * packet, the share whose every lost packet a repair packet rebuilt). */
+ * packet, the share whose every lost packet the decoder rebuilt). */
 static void
 sim_fec_frames (Sim * sim, SimFlow * f, guint64 * hit, guint64 * recovered)
 {
   MediaState *m = f->media;
-  GByteArray *mark = g_byte_array_sized_new (m->sent_log->len);
   guint64 i, frame = G_MAXUINT64;
   gboolean lost = FALSE, unrepaired = FALSE;
 
-  g_byte_array_set_size (mark, m->sent_log->len);
-  memset (mark->data, 0, mark->len);
-  sim_fec_repaired (sim, f, 0, mark);
   *hit = *recovered = 0;
   /* A frame's media packets leave in order (the pacer keeps it). */
   for (i = 0; i <= m->sent_log->len; i++) {
     const SentRecord *r = i < m->sent_log->len ?
         &g_array_index (m->sent_log, SentRecord, i) : NULL;
-    gboolean got;
 
     if (r && r->is_fec)
       continue;
@@ -564,14 +654,12 @@ sim_fec_frames (Sim * sim, SimFlow * f, guint64 * hit, guint64 * recovered)
       frame = r->frame;
       lost = unrepaired = FALSE;
     }
-    got = i < m->rx_got->len && m->rx_got->data[i];
-    if (!got) {
+    if (!byte_array_get (m->rx_got, i)) {
       lost = TRUE;
-      if (!mark->data[i])
+      if (!byte_array_get (m->rx_rebuilt, i))
         unrepaired = TRUE;
     }
   }
-  g_byte_array_unref (mark);
 }
 
 /* Two temporal layers: the upper layer's share of the bytes (vp8enc 1.22
@@ -641,6 +729,12 @@ media_frame (Sim * sim, gpointer obj, guint64 n)
     p->rtp_size = payload + RTP_OVERHEAD;
     p->queued = t;
     left -= payload;
+    if (m->fenc) {
+      RtpRecord r = { G_MAXUINT64, t, p->rtp_size, left == 0 };
+      p->rtp_index = m->rtp_log->len;
+      g_array_append_val (m->rtp_log, r);
+      p->rtp = media_rtp_new (f, p->rtp_index, &r);
+    }
     g_queue_push_tail (&frame, p);
   }
   media_protect (sim, f, &frame);
@@ -657,15 +751,6 @@ media_frame (Sim * sim, gpointer obj, guint64 n)
     rc_sender_push (m->sender, p, p->rtp_size, kind, t);
   }
   media_service (sim, f);
-}
-
-static GstClockTime
-receiver_clock (SimFlow * f, GstClockTime t)
-{
-  gint64 skew = llround ((gdouble) t * f->cfg->clock_skew_ppm * 1e-6);
-
-  /* skew > -1e6 ppm, so this never goes below the offset. */
-  return (GstClockTime) ((gint64) (t + f->cfg->clock_offset) + skew);
 }
 
 static void
@@ -698,12 +783,9 @@ media_receive (Sim * sim, SimFlow * f, SimPkt * p)
     m->last_transit = transit;
     m->have_transit = TRUE;
   }
-  if (m->rx_got->len <= p->seq) {
-    guint old = m->rx_got->len;
-    g_byte_array_set_size (m->rx_got, p->seq + 1 + 1024);
-    memset (m->rx_got->data + old, 0, m->rx_got->len - old);
-  }
-  m->rx_got->data[p->seq] = 1;
+  byte_array_mark (m->rx_got, p->seq);
+  if (m->fdec && p->rtp)
+    media_fec_receive (sim, f, p);
   if (m->rx)
     /* as rcreceiver sees it at the jitterbuffer: the transport index as
      * the sequence number, the pacer entry as the capture time */
@@ -951,11 +1033,36 @@ media_init (Sim * sim, SimFlow * f)
   m->actions = g_array_new (FALSE, FALSE, sizeof (RcSenderAction));
   m->pending = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
   m->enc_target = rc_sender_get_target (m->sender);
-  m->fec_last = GST_CLOCK_TIME_NONE;
-  m->pending_media = g_array_new (FALSE, FALSE, sizeof (guint64));
-  m->groups = g_array_new (FALSE, FALSE, sizeof (FecGroup));
-  m->group_media = g_array_new (FALSE, FALSE, sizeof (guint64));
   m->rx_got = g_byte_array_new ();
+  m->rx_rebuilt = g_byte_array_new ();
+  m->fec_out = g_ptr_array_new ();
+  m->rtp_log = g_array_new (FALSE, FALSE, sizeof (RtpRecord));
+  if (f->cfg->fec_overhead >= 0) {
+    /* fecenc's defaults (row groups, flexfec), the transport-wide-cc
+     * extension on its repair packets as fecenc adds it from the caps,
+     * and the fixed overhead, if any, until the session asks for a rate;
+     * fecdec's at the receiver. */
+    RcFecEncoderConfig ec;
+    RcFecDecoderConfig dc;
+
+    rc_fec_encoder_config_init (&ec);
+    ec.format = RC_FEC_FORMAT_FLEXFEC;
+    ec.mode = RC_FEC_MODE_ROW;
+    ec.overhead = m->fec_ovh = f->cfg->fec_overhead;
+    ec.pt = FEC_PT;
+    ec.ssrc = FEC_SSRC_BASE + f->id;
+    ec.ext_id = TWCC_EXT_ID;
+    ec.ext_len = 2;
+    m->fenc = rc_fec_encoder_new (&ec);
+    rc_fec_probe_init (&m->fprobe);
+    rc_fec_decoder_config_init (&dc);
+    dc.format = RC_FEC_FORMAT_FLEXFEC;
+    dc.pt = FEC_PT;
+    dc.match_fec_ssrc = dc.match_media_ssrc = TRUE;
+    dc.fec_ssrc = ec.ssrc;
+    dc.media_ssrc = SSRC_BASE + f->id;
+    m->fdec = rc_fec_decoder_new (&dc);
+  }
   m->enc = sim_encoder_new (&f->cfg->encoder, f->rand, m->enc_target);
   m->stat_names = g_ptr_array_new_with_free_func (g_free);
   m->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
@@ -1002,10 +1109,15 @@ media_free (SimFlow * f)
   rc_sender_flush (m->sender, (GDestroyNotify) sim_pkt_free);
   rc_sender_free (m->sender);
   g_array_unref (m->sent_log);
-  g_array_unref (m->pending_media);
-  g_array_unref (m->groups);
-  g_array_unref (m->group_media);
   g_byte_array_unref (m->rx_got);
+  g_byte_array_unref (m->rx_rebuilt);
+  g_ptr_array_unref (m->fec_out);
+  g_array_unref (m->rtp_log);
+  if (m->fenc) {
+    rc_fec_encoder_free (m->fenc);
+    rc_fec_probe_clear (&m->fprobe);
+    rc_fec_decoder_free (m->fdec);
+  }
   g_array_unref (m->actions);
   g_array_unref (m->pending);
   g_array_unref (m->reports);
@@ -1106,7 +1218,7 @@ deliver (Sim * sim, guint l, RcLinkPacket * out)
 
   switch (p->kind) {
     case SIM_PKT_MEDIA:
-    case SIM_PKT_FEC:          /* fed back like media; nothing repairs yet */
+    case SIM_PKT_FEC:          /* fed back like media */
       media_receive (sim, f, p);
       break;
     case SIM_PKT_FEEDBACK:
@@ -1266,8 +1378,7 @@ sim_run (Sim * sim)
       SimFlow *f = g_ptr_array_index (sim->flows, i);
       if (f->media) {
         guint64 hit, recovered;
-        sim_metrics_set_repaired (sim->metrics, i, sim_fec_repaired (sim, f,
-                0, NULL));
+        sim_metrics_set_repaired (sim->metrics, i, sim_fec_repaired (sim, f));
         sim_fec_frames (sim, f, &hit, &recovered);
         sim_metrics_set_fec_frames (sim->metrics, i, hit, recovered);
       }
