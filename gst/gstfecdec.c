@@ -73,8 +73,12 @@
  * `duplicates`, `lost-before` and `lost-after` (lost media before and
  * after repair, counted once a packet has left the window), (gdouble)
  * `loss-before`, `loss-after` (the same as fractions of the media
- * expected), (guint64) `recovered-pushed` (recovered packets this element
- * pushed) and (string) `placement` (`before-jitterbuffer` or
+ * expected), (guint64) `frames-hit` and `frames-recovered` (media frames,
+ * one RTP timestamp up to the marker bit, that lost a packet, and of those
+ * the ones FEC made whole; frames lost whole count as one with the next),
+ * (gdouble) `ffre` (frames-recovered / frames-hit, FRACTaL's FEC frame
+ * recovery efficiency; 0 before a frame is hit), (guint64)
+ * `recovered-pushed` (recovered packets this element pushed) and (string) `placement` (`before-jitterbuffer` or
  * `after-jitterbuffer`). After a jitterbuffer, all counts but
  * `recovered-pushed` are the session's shared decoder's, and `recovered`
  * includes packets rebuilt too late to be pushed.
@@ -1054,6 +1058,10 @@ get_stats (GstFecDec * self)
       (gdouble) st.lost_before / expected : 0.0,
       "loss-after", G_TYPE_DOUBLE, expected ?
       (gdouble) st.lost_after / expected : 0.0,
+      "frames-hit", G_TYPE_UINT64, st.frames_hit,
+      "frames-recovered", G_TYPE_UINT64, st.frames_recovered,
+      "ffre", G_TYPE_DOUBLE, st.frames_hit ?
+      (gdouble) st.frames_recovered / st.frames_hit : 0.0,
       "recovered-pushed", G_TYPE_UINT64, pushed,
       "placement", G_TYPE_STRING, after ? "after-jitterbuffer" :
       "before-jitterbuffer", NULL);

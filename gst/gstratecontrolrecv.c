@@ -31,6 +31,9 @@
  * #GstRateControlRecv:adapt-rtcp-interval, for `r3cp`
  * #GstRateControlRecv:r3cp.
  *
+ * #GstRateControlRecv:fec-stats is fecdec's #GstFecDec:stats: packets and
+ * frames lost and rebuilt, and FRACTaL's frame recovery efficiency (`ffre`).
+ *
  * ## Example
  * |[
  * gst-launch-1.0 ratecontrolrecv port=5000 ! videoconvert ! autovideosink
@@ -86,6 +89,7 @@ enum
   PROP_DECODE,
   PROP_POST_REPAIR,
   PROP_POST_REPAIR_SENT,
+  PROP_FEC_STATS,
   PROP_RECEIVER_REPORTS,
   PROP_ADAPT_RTCP_INTERVAL,
   PROP_R3CP,
@@ -173,8 +177,12 @@ on_fec_decoder (GstElement * rtpbin, guint session, GstRateControlRecv * self)
   if (pt < 0)
     return NULL;
   dec = gst_element_factory_make ("fecdec", NULL);
-  if (dec)
+  if (dec) {
     g_object_set (dec, "pt", (guint) pt, "format", format, NULL);
+    GST_OBJECT_LOCK (self);
+    gst_object_replace ((GstObject **) & self->fecdec, GST_OBJECT (dec));
+    GST_OBJECT_UNLOCK (self);
+  }
   return dec;
 }
 
@@ -454,6 +462,13 @@ gst_rate_control_recv_get_property (GObject * object, guint prop_id,
         gst_structure_free (st);
       break;
     }
+    case PROP_FEC_STATS:{
+      GstStructure *st = NULL;
+      if (self->fecdec)
+        g_object_get (self->fecdec, "stats", &st, NULL);
+      g_value_take_boxed (value, st);
+      break;
+    }
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -468,6 +483,7 @@ gst_rate_control_recv_finalize (GObject * object)
 
   g_free (self->sender_host);
   g_free (self->encoding_name);
+  gst_clear_object (&self->fecdec);
   G_OBJECT_CLASS (gst_rate_control_recv_parent_class)->finalize (object);
 }
 
@@ -531,6 +547,12 @@ gst_rate_control_recv_class_init (GstRateControlRecvClass * klass)
   g_object_class_install_property (gobject_class, PROP_POST_REPAIR_SENT,
       g_param_spec_uint64 ("post-repair-sent", "Post-repair blocks sent",
           "RFC 7509 blocks sent so far", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_FEC_STATS,
+      g_param_spec_boxed ("fec-stats", "FEC statistics",
+          "fecdec's stats (packets and frames lost and rebuilt, ffre: "
+          "docs/elements/fecdec.md); NULL until rtpbin has made the decoder "
+          "or with fec-pt=-1", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_RECEIVER_REPORTS,
       g_param_spec_boolean ("receiver-reports", "Receiver reports",

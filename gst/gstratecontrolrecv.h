@@ -27,6 +27,8 @@ struct _GstRateControlRecv
   /* the reports rcreceiver adds (properties, object lock) */
   gboolean post_repair, receiver_reports, adapt_rtcp_interval, r3cp;
   GstElement *report;           /* rcreceiver */
+  GstElement *fecdec;           /* the one made for rtpbin (a ref), NULL
+                                 * until then or without FEC (object lock) */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (ratecontrolrecv);

@@ -75,6 +75,13 @@ typedef struct
   guint64 pt_seen[2];           /* media payload types seen */
   gboolean has_media;           /* a media packet came, not only repair */
   GstClockTime last_active;     /* last packet of either kind */
+  /* Frames, as slots settle in order (frame_settle): the one under way
+   * (its RTP timestamp; whether it lost a packet, and one not rebuilt),
+   * and a loss settled after a frame's marker, which belongs to the
+   * next frame. */
+  gboolean fr_open, fr_hit, fr_unrepaired;
+  guint32 fr_ts;
+  gboolean next_hit;
 } Stream;
 
 struct _RcFecDecoder
@@ -239,6 +246,55 @@ have_packet (Stream * s, guint64 ext)
       sl->state == SLOT_RECOVERED);
 }
 
+static void
+frame_close (RcFecDecoder * dec, Stream * s)
+{
+  if (s->fr_open && s->fr_hit) {
+    dec->stats.frames_hit++;
+    if (!s->fr_unrepaired)
+      dec->stats.frames_recovered++;
+  }
+  s->fr_open = FALSE;
+}
+
+/* Frame-level recovery (FRACTaL's FFRE): a frame is the media packets
+ * with one RTP timestamp, up to the one with the marker bit (RFC 3550 sec.
+ * 5.1; video payloaders set it on a frame's last packet). A lost packet
+ * not rebuilt has no header: it belongs to the frame under way, or after
+ * a marker to the next one. Frames lost whole between two that arrived
+ * count as one hit frame with the next: an undercount, as no packet of
+ * them says where they begin. */
+static void
+frame_settle (RcFecDecoder * dec, Stream * s, Slot * sl)
+{
+  guint8 h[8];
+  guint32 ts;
+
+  if (sl->state == SLOT_EMPTY) {
+    if (s->fr_open)
+      s->fr_hit = s->fr_unrepaired = TRUE;
+    else
+      s->next_hit = TRUE;
+    return;
+  }
+  if (sl->state == SLOT_FEC || !sl->buf ||
+      gst_buffer_extract (sl->buf, 0, h, 8) != 8)
+    return;
+  ts = GST_READ_UINT32_BE (h + 4);
+  if (s->fr_open && ts != s->fr_ts)
+    frame_close (dec, s);       /* its marker packet was lost unrebuilt */
+  if (!s->fr_open) {
+    s->fr_open = TRUE;
+    s->fr_ts = ts;
+    s->fr_hit = s->fr_unrepaired = s->next_hit;
+    s->next_hit = FALSE;
+  }
+  if (sl->state == SLOT_RECOVERED)
+    s->fr_hit = TRUE;
+  if (h[1] & 0x80)
+    frame_close (dec, s);
+}
+
 /* Settles the loss counts of the oldest slot and frees it. */
 static void
 release_tail (RcFecDecoder * dec, Stream * s)
@@ -246,6 +302,7 @@ release_tail (RcFecDecoder * dec, Stream * s)
   Slot *sl = slot_of (s, s->tail);
 
   if (sl->ext == s->tail) {
+    frame_settle (dec, s, sl);
     if (sl->state == SLOT_EMPTY) {
       dec->stats.lost_before++;
       dec->stats.lost_after++;
@@ -841,6 +898,7 @@ rc_fec_decoder_reset (RcFecDecoder * dec)
     if (s->started)
       while (s->tail <= s->highest)
         release_tail (dec, s);
+    frame_close (dec, s);
   }
   g_hash_table_remove_all (dec->streams);
 }

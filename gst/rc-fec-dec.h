@@ -43,6 +43,12 @@ typedef struct
   guint64 unrecoverable;        /* lost media no repair could rebuild */
   guint64 lost_before;          /* media never received (settled) */
   guint64 lost_after;           /* ... and not recovered either */
+  /* Media frames (one RTP timestamp, up to the marker bit) that lost a
+   * packet, and of those the ones whose every lost packet was rebuilt
+   * (FRACTaL's FFRE = frames_recovered / frames_hit); settled with the
+   * loss counts. */
+  guint64 frames_hit;
+  guint64 frames_recovered;
 } RcFecDecoderStats;
 
 typedef struct _RcFecDecoder RcFecDecoder;

@@ -229,6 +229,70 @@ deliver (RcFecDecoder * dec, Sent * s, const guint * lost, gboolean expect_all)
   return got;
 }
 
+
+/* Frame-level recovery (FFRE): frames of 4 packets (one RTP timestamp, the
+ * marker on the last) under row FEC of 4, one group per frame; which
+ * frames lost a packet and which FEC made whole, from the decoder's
+ * stats once everything has settled. */
+GST_START_TEST (test_frame_recovery_counts)
+{
+  RcFecEncoder *enc = encoder (RC_FEC_FORMAT_FLEXFEC, RC_FEC_MODE_ROW, 4, 1);
+  RcFecDecoder *dec = decoder (RC_FEC_FORMAT_FLEXFEC);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GPtrArray *rebuilt = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  RcFecDecoderStats st;
+  /* By frame: 0 none lost; 1 one (rebuilt); 2 two of one row; 3 its marker
+   * packet and the repair; 5 its first packet (after 4's marker) and the
+   * repair; 6 everything; 4 and 7 none. */
+  static const gchar *drop[8] = { "", "m1", "m0m2", "m3r", "", "m0r",
+    "m0m1m2m3r", ""
+  };
+  GstClockTime t = 0;
+  guint f, i, j;
+
+  for (f = 0; f < 8; f++) {
+    for (i = 0; i < 4; i++) {
+      GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+      GstBuffer *m = media_new (200 + f * 4 + i, FALSE);
+      gchar tag[3] = { 'm', (gchar) ('0' + i), 0 };
+
+      fail_unless (gst_rtp_buffer_map (m, GST_MAP_WRITE, &rtp));
+      gst_rtp_buffer_set_timestamp (&rtp, 90000 + f * 3000);
+      gst_rtp_buffer_set_marker (&rtp, i == 3);
+      gst_rtp_buffer_unmap (&rtp);
+      fail_unless (rc_fec_encoder_push (enc, &m, out));
+      if (!strstr (drop[f], tag))
+        fail_unless_equals_int (rc_fec_decoder_push_media (dec, m, t,
+                rebuilt), RC_FEC_OK);
+      gst_buffer_unref (m);
+      /* The row's repair packet, after its last media packet. */
+      fail_unless_equals_int (out->len, i == 3 ? 1 : 0);
+      for (j = 0; j < out->len; j++)
+        if (!strchr (drop[f], 'r'))
+          fail_unless_equals_int (rc_fec_decoder_push_fec (dec,
+                  out->pdata[j], t, rebuilt), RC_FEC_OK);
+      g_ptr_array_set_size (out, 0);
+      t += 10 * MS;
+    }
+  }
+  rc_fec_decoder_reset (dec);
+  rc_fec_decoder_get_stats (dec, &st);
+  /* Hit: 1, 2, 3, 5, and 6 with 7 (a frame lost whole is counted with the
+   * next one that arrives); made whole: 1. */
+  fail_unless_equals_int (st.recovered, 1);
+  fail_unless_equals_int (st.frames_hit, 5);
+  fail_unless_equals_int (st.frames_recovered, 1);
+  fail_unless_equals_int (rebuilt->len, 1);
+  g_ptr_array_unref (rebuilt);
+  g_ptr_array_unref (out);
+  rc_fec_encoder_free (enc);
+  rc_fec_decoder_free (dec);
+}
+
+GST_END_TEST;
+
 /* ------------------------------------------------------------- XOR */
 
 GST_START_TEST (test_xor_word_wide_matches_bytewise)
@@ -1586,6 +1650,7 @@ fec_suite (void)
   tc = tcase_create ("recovery");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_xor_word_wide_matches_bytewise);
+  tcase_add_test (tc, test_frame_recovery_counts);
   tcase_add_loop_test (tc, test_row_every_position, 0,
       G_N_ELEMENTS (row_cases));
   tcase_add_loop_test (tc, test_block_every_position, 0,

@@ -8,6 +8,7 @@
  *    congestion control of rtpsession and show up in the RTPTWCCPackets
  *    feedback the sender gets. */
 #define GLIB_DISABLE_DEPRECATION_WARNINGS
+#include <math.h>
 #include <gst/check/gstcheck.h>
 #include "pipeline-util.h"
 #include <gst/rtp/gstrtpbuffer.h>
@@ -131,6 +132,30 @@ GST_START_TEST (test_vp8_fewer_missing_frames_with_fec)
       "without %u", with.frames_out, without.frames_out);
   fail_unless (with.frames_out >= N_FRAMES - 5, "with FEC only %u of %u",
       with.frames_out, N_FRAMES);
+  /* FFRE on rtpvp8pay's frames (marker on each frame's last packet):
+   * without FEC every hit frame stays hit; with it most are made whole. */
+  {
+    guint64 hit_with = 0, whole_with = 0, hit_without = 0, whole_without = 1;
+    gdouble ffre_with = 0, ffre_without = 1;
+
+    fail_unless (gst_structure_get_uint64 (s_with, "frames-hit", &hit_with));
+    fail_unless (gst_structure_get_uint64 (s_with, "frames-recovered",
+            &whole_with));
+    fail_unless (gst_structure_get_double (s_with, "ffre", &ffre_with));
+    fail_unless (gst_structure_get_uint64 (s_without, "frames-hit",
+            &hit_without));
+    fail_unless (gst_structure_get_uint64 (s_without, "frames-recovered",
+            &whole_without));
+    fail_unless (gst_structure_get_double (s_without, "ffre", &ffre_without));
+    GST_INFO ("frames hit / made whole: %" G_GUINT64_FORMAT " / %"
+        G_GUINT64_FORMAT " with FEC, %" G_GUINT64_FORMAT " / %"
+        G_GUINT64_FORMAT " without", hit_with, whole_with, hit_without,
+        whole_without);
+    fail_unless (hit_without > 10 && whole_without == 0 && ffre_without == 0);
+    fail_unless (hit_with > 10 && whole_with <= hit_with);
+    fail_unless (ffre_with > 0.5, "FFRE %.2f", ffre_with);
+    fail_unless (fabs (ffre_with - (gdouble) whole_with / hit_with) < 1e-9);
+  }
 
   gst_structure_free (s_with);
   gst_structure_free (s_without);

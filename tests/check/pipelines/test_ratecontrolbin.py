@@ -154,6 +154,7 @@ def run_bottleneck(controller, loss=0.0, noise_ms=0):
     loop.run()
     stats = tx.get_property("stats")
     fec = tx.get_property("fec-stats")
+    rx_fec = recv.get_by_name("rx").get_property("fec-stats")
     for p in (send, relay, recv):
         p.set_state(Gst.State.NULL)
         p.get_bus().remove_signal_watch()
@@ -216,6 +217,19 @@ def run_bottleneck(controller, loss=0.0, noise_ms=0):
         print("RFC 7509: %d blocks, %d packets lost and not repaired, %d "
               "repaired" % (len(blocks), sum(b[4] for b in blocks),
                             sum(b[5] for b in blocks)), flush=True)
+        # ratecontrolrecv's fec-stats: fecdec's frame counts (FFRE) on
+        # rtpvp8pay's frames.
+        if rx_fec is None:
+            fail("ratecontrolrecv has no fec-stats with FEC on")
+        print("receiver fec-stats:", rx_fec.to_string(), flush=True)
+        _, hit = rx_fec.get_uint64("frames-hit")
+        _, whole = rx_fec.get_uint64("frames-recovered")
+        _, ffre = rx_fec.get_double("ffre")
+        _, rebuilt = rx_fec.get_uint64("recovered")
+        if hit == 0 or whole > hit or abs(ffre - whole / hit) > 1e-9:
+            fail("frames hit %d, made whole %d, ffre %s" % (hit, whole, ffre))
+        if rebuilt >= 3 and whole == 0:
+            fail("%d packets rebuilt but no frame made whole" % rebuilt)
     late = [b for s, b in samples if s >= RUN_FOR - 5]
     mean = sum(late) / len(late)
     # The bottleneck, not max-bitrate, sets the rate: media plus 10 % FEC
