@@ -78,8 +78,8 @@
  * the ones FEC made whole; frames lost whole count as one with the next),
  * (gdouble) `ffre` (frames-recovered / frames-hit, FRACTaL's FEC frame
  * recovery efficiency; 0 before a frame is hit), (guint64)
- * `recovered-pushed` (recovered packets this element pushed) and (string) `placement` (`before-jitterbuffer` or
- * `after-jitterbuffer`). After a jitterbuffer, all counts but
+ * `recovered-pushed` (recovered packets this element pushed) and (string)
+ * `placement` (`before-jitterbuffer` or `after-jitterbuffer`). After a jitterbuffer, all counts but
  * `recovered-pushed` are the session's shared decoder's, and `recovered`
  * includes packets rebuilt too late to be pushed.
  */

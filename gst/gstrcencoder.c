@@ -320,6 +320,16 @@ set_int_array (GstElement * enc, const gchar * prop, const gint * v, guint n)
   g_value_unset (&item);
 }
 
+/* The layers' cumulative targets for an overall `total` bit/s: the base
+ * layer TL_BASE_SHARE of it, both layers all of it. */
+static void
+set_layer_targets (GstElement * enc, gint total)
+{
+  gint rates[2] = { (gint) (total * TL_BASE_SHARE), total };
+
+  set_int_array (enc, "temporal-scalability-target-bitrate", rates, 2);
+}
+
 static gboolean
 has_temporal_layers (GstElement * enc)
 {
@@ -337,7 +347,7 @@ gst_rc_encoder_set_temporal_layers (GstElement * enc,
     const GstRcEncoderInfo * info)
 {
   static const gint ids[] = { 0, 1 }, decimators[] = { 2, 1 };
-  gint bps = 0, rates[2];
+  gint bps = 0;
 
   g_return_val_if_fail (GST_IS_ELEMENT (enc) && info != NULL, FALSE);
   ensure_debug_category ();
@@ -354,9 +364,7 @@ gst_rc_encoder_set_temporal_layers (GstElement * enc,
    * configuration (any other order fails libvpx's checks, which an
    * encoder that has started reports as an error). */
   g_object_get (enc, "target-bitrate", &bps, NULL);
-  rates[1] = MAX (bps, 1000);
-  rates[0] = (gint) (rates[1] * TL_BASE_SHARE);
-  set_int_array (enc, "temporal-scalability-target-bitrate", rates, 2);
+  set_layer_targets (enc, MAX (bps, 1000));
   set_int_array (enc, "temporal-scalability-rate-decimator", decimators, 2);
   set_int_array (enc, "temporal-scalability-layer-id", ids, 2);
   gst_util_set_object_arg (G_OBJECT (enc),
@@ -445,14 +453,8 @@ gst_rc_encoder_set_bitrate (GstElement * enc, const GstRcEncoderInfo * info,
   /* With layers, vp8enc's overall target is what its layers' cumulative
    * targets say (libvpx takes the layers' rates; target-bitrate alone
    * changes nothing: measured on 1.22). */
-  if (has_temporal_layers (enc)) {
-    gint layers[2];
-
-    bps = MIN (bps, (guint64) G_MAXINT);
-    layers[0] = (gint) (bps * TL_BASE_SHARE);
-    layers[1] = (gint) bps;
-    set_int_array (enc, "temporal-scalability-target-bitrate", layers, 2);
-  }
+  if (has_temporal_layers (enc))
+    set_layer_targets (enc, (gint) MIN (bps, (guint64) G_MAXINT));
 }
 
 GstElement *
