@@ -40,9 +40,9 @@ CASES = "kernel-1mbps,clean-1mbps,rfc8867-5.1-variable-capacity-single"
 SKIP = 77
 
 
-def real_run(tool, path, ctrl, seed, rcsim, env, csv_dir):
+def real_run(tool, path, ctrl, seed, rcsim, env, csv_dir, extra=()):
     cmd = ["/usr/bin/python3", tool, path, "--controller", ctrl, "--seed", str(seed),
-           "--json", "--rcsim", rcsim, "--csv", csv_dir]
+           "--json", "--rcsim", rcsim, "--csv", csv_dir] + list(extra)
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if p.returncode == SKIP:
         return None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "skipped"
