@@ -77,6 +77,7 @@ def main():
 
     cases = args.cases.split(",")
     got = {(c, a[0]): [] for c in cases for a in arms}
+    argv_extra = ["--duration", str(args.duration)] if args.duration else []
     for k in range(args.runs):
         for case in cases:
             path = os.path.join(ROOT, "tests", "scenarios", case + ".ini")
@@ -86,7 +87,6 @@ def main():
                 env = dict(os.environ, GST_PLUGIN_PATH=os.pathsep.join(
                     [pdir] + ([extra] if extra else [])))
                 d = tempfile.mkdtemp(prefix="kbab-")
-                argv_extra = ["--duration", str(args.duration)] if args.duration else []
                 res, why = real_run(KBENCH, path, ctrl, k + 1, args.rcsim, env, d,
                                     argv_extra)
                 shutil.rmtree(d, ignore_errors=True)
@@ -103,26 +103,25 @@ def main():
           f"{labels[0]} = {arms[0][2]}, {labels[1]} = {arms[1][2]}\n")
     print("| case | arm | utilization (runs) | qdelay mean ms | qdelay p95 ms | media loss |")
     print("|---|---|---|---|---|---|")
+    rows = {key: row_numbers(runs) for key, runs in got.items() if runs}
     for case in cases:
         for label, _, _ in arms:
-            runs = got[(case, label)]
-            if not runs:
+            r = rows.get((case, label))
+            if r is None:
                 print(f"| {case} | {label} | no run | | | |")
                 continue
-            r = row_numbers(runs)
             each = ", ".join(f"{u * 100:.1f}" for u in r["util"])
             print(f"| {case} | {label} | {bs.fmt(r['util'], 100, 1, ' %')} ({each}) "
                   f"| {bs.fmt(r['qmean'])} | {bs.fmt(r['qp95'])} "
                   f"| {bs.fmt(r['loss'], 100, 2, ' %')} |")
     print()
     for case in cases:
-        a, b = got[(case, labels[0])], got[(case, labels[1])]
-        if not a or not b:
+        a, b = rows.get((case, labels[0])), rows.get((case, labels[1]))
+        if a is None or b is None:
             continue
-        (ma, sa), (mb, sb) = (bs.mean_sd([x["link"]["utilization"] * 100 for x in v])
-                              for v in (a, b))
+        (ma, sa), (mb, sb) = (bs.mean_sd([u * 100 for u in r["util"]]) for r in (a, b))
         spread = max(sa, sb)
-        if min(len(a), len(b)) < 2:
+        if min(len(a["util"]), len(b["util"])) < 2:
             verdict = "one run of an arm: no spread to judge by"
         elif abs(mb - ma) <= spread:
             verdict = "within the runs' spread"
