@@ -718,8 +718,7 @@ class Runner(rp.Timeline):
                              rcv.rtpbin.request_pad_simple("send_rtcp_src_0"),
                              "r", "s", self.back, flow.return_delay_ns,
                              snd.rtpbin.request_pad_simple("recv_rtcp_sink_0"))
-        for e in elems:
-            e.sync_state_with_parent()
+        rp.start_elements(elems)
         self.log_media(flow, snd.enc)
 
     def start_cbr(self, flow):
@@ -727,12 +726,11 @@ class Runner(rp.Timeline):
         sink = make("fakesink", sync=False, **rp.NO_ASYNC)
         self.add(*cbr.elems, sink)
         cbr.link()
-        elems = cbr.elems + [sink]
-        elems += self.stream(flow, "fwd", "cbr", True, cbr.last.get_static_pad("src"), "s", "r",
-                             self.rx, flow.delay_ns, sink.get_static_pad("sink"),
-                             Gst.Caps.from_string("application/x-rtp"))
-        for e in elems:
-            e.sync_state_with_parent()
+        elems = cbr.elems + self.stream(flow, "fwd", "cbr", True, cbr.last.get_static_pad("src"),
+                                        "s", "r", self.rx, flow.delay_ns,
+                                        sink.get_static_pad("sink"),
+                                        Gst.Caps.from_string("application/x-rtp"))
+        rp.start_elements(elems + [sink])
 
     # -- the run -------------------------------------------------------------
 

@@ -725,6 +725,16 @@ def schedule_flow(timeline, flow, start, stop, duration_s):
         timeline.at(b, lambda: flow.valve and flow.valve.set_property("drop", False))
 
 
+def start_elements(elems):
+    """Brings elements added to a playing pipeline to its state, the most
+    downstream first (`elems` are in data-flow order). Started upstream
+    first, a live source can push into a pad that is not active yet, get
+    FLUSHING, and stop for good: a CBR flow of rtsim's test once sent
+    nothing in 6 s that way."""
+    for e in reversed(elems):
+        e.sync_state_with_parent()
+
+
 def write_packet_log(path, comment, skipped, lines):
     """The packet log (docs/metrics.md, "Packet log"): `lines` are (entry
     ns, line) pairs, written by entry time."""

@@ -236,8 +236,7 @@ class Runner(rp.Timeline):
         sr_in.get_static_pad("src").link(sr_sink)
         sr_src.link(rcv.rtpbin.request_pad_simple("recv_rtcp_sink_0"))
 
-        for e in elems:
-            e.sync_state_with_parent()
+        rp.start_elements(elems)
         self.log_media(flow, snd.enc)
 
     def start_cbr(self, flow, idx):
@@ -252,8 +251,7 @@ class Runner(rp.Timeline):
         udp_in.get_static_pad("src").link(data_sink)
         data_src.link(sink.get_static_pad("sink"))
         self.tap(flow, link, "cbr", data_sink, data_src)
-        for e in cbr.elems + [sink, out, udp_in]:
-            e.sync_state_with_parent()
+        rp.start_elements(cbr.elems + [out, udp_in, sink])
 
     def run_scenario(self, duration_s):
         for f in self.scen.run:
