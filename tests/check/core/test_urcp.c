@@ -2,6 +2,7 @@
  * synthetic encoder that `rcsim` runs, driven from scenario text, with the
  * controller's state read on the way. */
 #include <gst/check/gstcheck.h>
+#include "rc-controller.h"
 #include "sim.h"
 
 #define S GST_SECOND
@@ -703,6 +704,61 @@ GST_START_TEST (test_urcp_clock_drift)
 
 GST_END_TEST;
 
+/* A stock rtpbin receiver's first TWCC feedback comes with its first RTCP
+ * packet, 1.25-3.75 s after the start, and reports every packet sent until
+ * then. URCP's low-rate phase counts those packets' send times: 2 s of
+ * them end it at that first feedback. UM keeps the paper's phase, timed
+ * from the first feedback. */
+static const gchar *
+after_late_first_feedback (const gchar * name)
+{
+  const RcControllerInfo *info = rc_controller_lookup (name);
+  RcRateLimits limits;
+  GError *err = NULL;
+  RcController *c;
+  RcPacketResult r[80];
+  RcFeedback fb = { 0 };
+  const gchar *phase;
+  guint i, n = 0;
+
+  fail_unless (info != NULL);
+  rc_rate_limits_init (&limits);
+  limits.start_bps = 300000;
+  c = rc_controller_new (info, &limits, NULL, &err);
+  fail_unless (c != NULL, "%s", err ? err->message : "?");
+  /* 300 kbit/s of 1200-byte packets for 2 s: 31 a second */
+  for (i = 0; i < 62; i++) {
+    GstClockTime sent = i * GST_SECOND / 31;
+    rc_controller_on_packet_sent (c, i, 1200, FALSE, sent);
+    r[n].seq = i;
+    r[n].send_ts = sent;
+    /* 20 ms, and +-1 ms of noise */
+    r[n].recv_ts = sent + 20 * GST_MSECOND + (i % 3) * GST_MSECOND;
+    r[n].size = 1200;
+    r[n].pt = -1;
+    r[n].is_fec = FALSE;
+    r[n].lost = FALSE;
+    n++;
+  }
+  fb.packets = r;
+  fb.n_packets = n;
+  rc_controller_on_feedback (c, &fb, 2050 * GST_MSECOND);
+  phase = rc_controller_get_decision (c).phase;
+  rc_controller_free (c);
+  return phase;
+}
+
+GST_START_TEST (test_urcp_low_phase_by_send_time)
+{
+  /* the decision's phase names are static strings */
+  fail_unless_equals_string (after_late_first_feedback ("urcp"),
+      "startup-ramp");
+  fail_unless_equals_string (after_late_first_feedback ("um"),
+      "startup-low");
+}
+
+GST_END_TEST;
+
 static Suite *
 urcp_suite (void)
 {
@@ -728,6 +784,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_app_limited);
   tcase_add_test (tc, test_urcp_clock_drift);
   tcase_add_test (tc, test_urcp_rmax_reprobe);
+  tcase_add_test (tc, test_urcp_low_phase_by_send_time);
   return s;
 }
 
