@@ -99,6 +99,22 @@ window (Sim * sim, guint flow, GstClockTime from, GstClockTime to)
   return w;
 }
 
+/* A 1200-byte media packet sent to `c` at `sent`, and its result in `r`:
+ * received at `recv`. */
+static void
+sent_received (RcController * c, RcPacketResult * r, guint64 seq,
+    GstClockTime sent, GstClockTime recv)
+{
+  rc_controller_on_packet_sent (c, seq, 1200, FALSE, sent);
+  r->seq = seq;
+  r->send_ts = sent;
+  r->recv_ts = recv;
+  r->size = 1200;
+  r->pt = -1;
+  r->is_fec = FALSE;
+  r->lost = FALSE;
+}
+
 /* Clean 1 Mbit/s, 50 ms one-way: >= 90 % of capacity with mean queueing
  * delay under 30 ms, measured over 60-120 s. */
 GST_START_TEST (test_urcp_clean_link_converges)
@@ -227,15 +243,8 @@ GST_START_TEST (test_urcp_low_phase_noise_spike)
        * packets wait for it */
       GstClockTime extra = p >= S && p < S + 100 * GST_MSECOND ?
           350 * GST_MSECOND : 0;
-      rc_controller_on_packet_sent (c, seq, 1200, FALSE, p);
-      r[n].seq = seq++;
-      r[n].send_ts = p;
-      r[n].recv_ts = last_recv = MAX (p + owd + extra, last_recv + 1);
-      r[n].size = 1200;
-      r[n].pt = -1;
-      r[n].is_fec = FALSE;
-      r[n].lost = FALSE;
-      n++;
+      last_recv = MAX (p + owd + extra, last_recv + 1);
+      sent_received (c, &r[n++], seq++, p, last_recv);
     }
     fb.packets = r;
     fb.n_packets = n;
@@ -729,16 +738,9 @@ after_late_first_feedback (const gchar * name)
   /* 300 kbit/s of 1200-byte packets for 2 s: 31 a second */
   for (i = 0; i < 62; i++) {
     GstClockTime sent = i * GST_SECOND / 31;
-    rc_controller_on_packet_sent (c, i, 1200, FALSE, sent);
-    r[n].seq = i;
-    r[n].send_ts = sent;
     /* 20 ms, and +-1 ms of noise */
-    r[n].recv_ts = sent + 20 * GST_MSECOND + (i % 3) * GST_MSECOND;
-    r[n].size = 1200;
-    r[n].pt = -1;
-    r[n].is_fec = FALSE;
-    r[n].lost = FALSE;
-    n++;
+    sent_received (c, &r[n++], i, sent,
+        sent + 20 * GST_MSECOND + (i % 3) * GST_MSECOND);
   }
   fb.packets = r;
   fb.n_packets = n;
