@@ -179,6 +179,7 @@ typedef struct
   /* the delivery test (rc-urcp-startup.c): reported start-up packets */
   UrcpPkt *pkts;                /* ring of URCP_PKT_RING */
   guint64 n_pkts;
+  guint64 ramp_first_pkt;       /* n_pkts when the probe ramp began */
   GstClockTime low_ignore_before;       /* drain after a start rate too high */
   GstClockTime low_since;       /* the low phase's first send time counted */
   guint low_restarts;

@@ -235,6 +235,7 @@ rc_urcp_probe_ramp (Urcp * u, GstClockTime now)
   u->phase_start = u->last_ramp_step = now;
   u->probe_pending = FALSE;
   u->probe_ramps++;
+  u->ramp_first_pkt = u->n_pkts;
   rc_urcp_set_phase (u, URCP_PROBE_RAMP,
       "probe: the path has room; doubling the rate to find the capacity");
 }
@@ -248,15 +249,24 @@ rc_urcp_probe_ramp (Urcp * u, GstClockTime now)
  * R^MAX (eq. 14), eq. 19 then held a 250 ms queue). The send span bounds
  * what a delay spike releases at once: the receiver cannot get packets
  * faster than they were sent over the same stretch, and a 250 ms window of
- * its clock read 4.3 Mbit/s on a 2 Mbit/s link with Pareto noise. */
+ * its clock read 4.3 Mbit/s on a 2 Mbit/s link with Pareto noise.
+ *
+ * A probe ramp reads only packets reported since it began: the ring still
+ * holds the first start-up's, and a short probe ramp once reached back 50 s
+ * into them ("R^MAX from 29 packets: 4714 bit/s"). Without enough of its
+ * own it returns 0, so enter_steady keeps R^AVE, never the ramp's untested
+ * target. */
 static gdouble
 ramp_rmax (Urcp * u)
 {
+  gboolean probe = u->phase == URCP_PROBE_RAMP;
   guint64 i, first = u->n_pkts > URCP_PKT_RING ? u->n_pkts - URCP_PKT_RING : 0;
   GstClockTime r1 = GST_CLOCK_TIME_NONE, s0 = GST_CLOCK_TIME_NONE, s1 = 0;
   gdouble bytes = 0, got = 0;
   guint n = 0;
 
+  if (probe)
+    first = MAX (first, u->ramp_first_pkt);
   for (i = u->n_pkts; i > first; i--) {
     const UrcpPkt *k = &u->pkts[(i - 1) % URCP_PKT_RING];
     if (!GST_CLOCK_TIME_IS_VALID (k->recv_ts))
@@ -281,7 +291,9 @@ ramp_rmax (Urcp * u)
   }
   GST_DEBUG ("%s: R^MAX from %u packets: %.0f bit/s (rate %.0f)",
       u->parent.info->name, n, got, u->rate);
-  return got > 0 ? MIN (got, u->rate) : u->rate;
+  if (got > 0)
+    return MIN (got, u->rate);
+  return probe ? 0 : u->rate;
 }
 
 /* Median delta of `n` samples from `x` on. */
