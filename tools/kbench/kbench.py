@@ -28,6 +28,7 @@ Needs root, veth and tbf; without them it says so and exits with 77
 """
 
 import argparse
+import bisect
 import collections
 import ctypes
 import json
@@ -80,6 +81,15 @@ CLONE_NEWNET = 0x40000000
 SO_RCVBUFFORCE = 33          # linux/asm-generic/socket.h
 IPERF3_PORT0 = 5201
 LONG_RUN_S = 86400          # iperf3 -t: it is stopped by the run, not by itself
+TUNDELAY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tundelay.py")
+TCP_DELAY_TABLE = "100"     # the router's routing table that sends TCP to the delay line
+# A trace-file's capacity as tbf steps of this length: the window over which
+# rcsim reports a trace's rate (RC_LINK_TRACE_RATE_WINDOW, rc-link.h), so a
+# step's rate is the capacity the metrics use for it. Every change refills
+# tbf's buckets (BURST): while backlogged, tbf then runs at its peak rate
+# (PEAK_FACTOR) rather than its rate, 1 % above the trace.
+TRACE_BIN_S = 0.2
+TRACE_OPPORTUNITY_BYTES = 1500   # a Mahimahi delivery opportunity (rc-link.c)
 
 
 def skip(msg):
@@ -109,7 +119,8 @@ class Net:
         self.pid = pid
         self.ns = {k: f"kb{pid}{k}" for k in "sbr"}
         # interface names at most 11 characters (IFNAMSIZ 16)
-        self.ifs = {"s": f"kb{pid}s", "bs": f"kb{pid}bs", "br": f"kb{pid}br", "r": f"kb{pid}r"}
+        self.ifs = {"s": f"kb{pid}s", "bs": f"kb{pid}bs", "br": f"kb{pid}br", "r": f"kb{pid}r",
+                    "t": f"kb{pid}t"}     # t: the TCP delay line's TUN, in b
         # two /30s in 10.96.0.0/11 from the pid (8 addresses per run)
         base = (10 << 24) | (96 << 16) | ((pid % (1 << 18)) << 3)
 
@@ -585,20 +596,28 @@ class Runner(rp.Timeline):
         self.tcp = [TcpFlow(self, f, IPERF3_PORT0 + i) for i, f in enumerate(tcp_flows)]
         self.captures = []
         self.tbf_changes = []
-        self.steps = self.capacity_steps()
+        self.steps = []                    # capacity_steps(), from the run's start
         self.drained_ok = False
         # After the queue: the flows' delays, the scenario's noise and loss.
         after = {k: v for k, v in scen.link.items()
                  if k.startswith(("noise-", "loss-", "ge-")) or k == "overhead"}
         self.rx = make("linksim", name="rx", capacity=FAST_LINK, queue_limit_ms=0)
         rp.set_link_props(self.rx, after, seed)
+        # The receivers' RTCP back to the senders: a [reverse] section's link
+        # (its capacity, queue, loss episodes, noise), as in rtsim and rcsim;
+        # without one an uncongested path with [link]'s overhead.
         self.back = make("linksim", name="back", capacity=FAST_LINK, queue_limit_ms=0)
-        Gst.util_set_object_arg(self.back, "overhead", str(self.overhead))
+        if scen.has_reverse:
+            rp.set_link_props(self.back, scen.reverse, seed + 1)
+        else:
+            Gst.util_set_object_arg(self.back, "overhead", str(self.overhead))
         self.add(self.rx, self.back)
 
     # -- the bottleneck ------------------------------------------------------
 
     def limit_bytes(self, rate_bps):
+        """tbf's limit for a time-based queue limit at rate_bps; a byte
+        limit as it is; NO_LIMIT for queue-limit-ms=0."""
         link = self.scen.link
         if int(float(link.get("queue-limit-bytes", 0))) > 0:
             return int(float(link["queue-limit-bytes"]))
@@ -616,17 +635,21 @@ class Runner(rp.Timeline):
         delay means the same here as in rcsim (it includes the packet's own
         serialization time). 0 in an outage."""
         rate = 0.0
-        for t, r, _lr in self.steps:
+        for t, r, _limit in self.steps:
             if t * Gst.SECOND <= t_ns:
                 rate = r
         return int(size * 8 * Gst.SECOND / rate) if rate > OUTAGE_BPS else 0
 
-    def capacity_steps(self):
-        """[(t_s, rate_bps, limit_rate_bps)]: the link's capacity, then its
-        schedule's steps; limit_rate is the rate the queue limit follows,
-        in an outage (0 bit/s) the last rate above 0 before it, else the
-        first after it (rc-link.c, limit_rate())."""
+    def capacity_steps(self, duration_s):
+        """[(t_s, rate_bps, limit_bytes)]: tbf's rate and queue limit from
+        t_s on, for a run of duration_s. A trace-file becomes steps of
+        TRACE_BIN_S (trace_steps); else the link's capacity, then its
+        schedule's steps, the queue limit following the rate, in an outage
+        (0 bit/s) the last rate above 0 before it, else the first after it
+        (rc-link.c, limit_rate())."""
         link = self.scen.link
+        if "trace-file" in link:
+            return self.trace_steps(link["trace-file"], duration_s)
         steps = [(0.0, float(link.get("capacity", 1000000)))]
         for item in (link.get("schedule") or "").split(","):
             if item.strip():
@@ -641,17 +664,64 @@ class Runner(rp.Timeline):
                 before = [x for _, x in steps[:k] if x > 0]
                 after = [x for _, x in steps[k + 1:] if x > 0]
                 lr = before[-1] if before else after[0] if after else OUTAGE_BPS
-            out.append((t, r, lr))
+            out.append((t, r, self.limit_bytes(lr)))
         return out
 
-    def set_capacity(self, rate_bps, limit_rate_bps, verb="change"):
+    def trace_steps(self, path, duration_s):
+        """A Mahimahi trace as tbf steps: over each TRACE_BIN_S from 0, the
+        rate of its delivery opportunities (1500 bytes each) in that bin,
+        the rate rcsim reports for a trace at the bin's start
+        (rc_link_capacity_at); a time-based queue limit L is the bytes of
+        the opportunities in [t, t + L), in a gap longer than L those of
+        the L that ends with the last one before t (rc-link.c,
+        trace_limit_bytes). The trace loops: its last entry is its period.
+        tbf's own rate is constant within a bin, where the trace's
+        opportunities come in bursts: what a bin's packets see inside it
+        is not the trace's."""
+        try:
+            with open(path) as f:
+                ms = [int(x) for x in f.read().split()]
+        except (OSError, ValueError) as e:
+            die(f"{path}: not a Mahimahi trace ({e})")
+        if not ms or ms[-1] <= 0 or any(b < a for a, b in zip(ms, ms[1:])):
+            die(f"{path}: a trace needs non-decreasing times (ms) and a last one above 0")
+        link = self.scen.link
+        limit_ms = float(link.get("queue-limit-ms", 300))
+        horizon_ms = int((duration_s + TRACE_BIN_S) * 1000 + max(limit_ms, 0)) + 1
+        period = ms[-1]
+        opps = [k * period + m for k in range(horizon_ms // period + 1) for m in ms]
+
+        def count(a, b):            # opportunities at times in [a, b) ms
+            return bisect.bisect_left(opps, b) - bisect.bisect_left(opps, a)
+
+        def limit_at(t):
+            if int(float(link.get("queue-limit-bytes", 0))) > 0 or limit_ms <= 0:
+                return self.limit_bytes(0)
+            n = count(t, t + limit_ms)
+            if n == 0:
+                k = bisect.bisect_left(opps, t)
+                o = opps[k - 1] if k > 0 else opps[0]
+                n = count(max(o + 1 - limit_ms, 0), o + 1) if k > 0 else count(o, o + limit_ms)
+            return max(n * TRACE_OPPORTUNITY_BYTES, 1600)
+
+        out = []
+        bin_ms = TRACE_BIN_S * 1000
+        t = 0.0
+        while t < duration_s * 1000:
+            rate = count(t, t + bin_ms) * TRACE_OPPORTUNITY_BYTES * 8 / TRACE_BIN_S
+            step = (t / 1000, rate, limit_at(t))
+            if not out or out[-1][1:] != step[1:]:
+                out.append(step)
+            t += bin_ms
+        return out
+
+    def set_capacity(self, rate_bps, limit_bytes, verb="change"):
         # An outage (0 bit/s): tbf needs a rate above 0, and 8 bit/s passes
         # nothing in a run (one 1500-byte packet in 25 min) beyond what its
         # bucket holds (BURST).
-        limit = self.limit_bytes(limit_rate_bps)
-        self.net.tbf(verb, max(rate_bps, OUTAGE_BPS), limit)
+        self.net.tbf(verb, max(rate_bps, OUTAGE_BPS), limit_bytes)
         self.tbf_changes.append({"t_s": round(self.now() / Gst.SECOND, 3),
-                                 "rate_bps": int(rate_bps), "limit_bytes": limit})
+                                 "rate_bps": int(rate_bps), "limit_bytes": int(limit_bytes)})
 
     # -- flows ---------------------------------------------------------------
 
@@ -734,12 +804,40 @@ class Runner(rp.Timeline):
 
     # -- the run -------------------------------------------------------------
 
+    @staticmethod
+    def line_delay_ns(tcp):
+        return tcp.flow.delay_ns + tcp.flow.return_delay_ns
+
+    def tcp_delay_line(self):
+        """The TCP flows' propagation delay. No netem (nor fq or etf, which
+        honour a departure time) in this kernel: a rule in the router sends
+        the TCP packets that come from the receiver's side (the ACKs) to a
+        TUN device, where tundelay.py holds each for its flow's delay-ms +
+        return-delay-ms, the whole round trip's, and gives it back to be
+        forwarded to the sender. The data packets cross the queue as
+        before, and their log times are as before (departure + delay-ms)."""
+        pairs = [f"{t.port}:{self.line_delay_ns(t)}" for t in self.tcp if self.line_delay_ns(t)]
+        if not pairs:
+            return
+        net, tun = self.net, self.net.ifs["t"]
+        p = net.spawn("b", [sys.executable, TUNDELAY, tun, *pairs], stdout=subprocess.PIPE,
+                      text=True)
+        if p.stdout.readline().strip() != "ready":
+            die("tundelay.py (the TCP delay line) did not start")
+        for conf in ("all", "default", tun):   # it forwards what comes back on tun
+            net.cmd("b", "sysctl", "-qw", f"net.ipv4.conf.{conf}.rp_filter=0")
+        net.cmd("b", "ip", "link", "set", tun, "up")
+        net.cmd("b", "ip", "route", "add", "default", "dev", tun, "table", TCP_DELAY_TABLE)
+        net.cmd("b", "ip", "rule", "add", "iif", net.ifs["br"], "ipproto", "tcp",
+                "lookup", TCP_DELAY_TABLE)
+
     def run_scenario(self, duration_s, capture):
-        steps = self.steps
+        steps = self.steps = self.capacity_steps(duration_s)
         self.set_capacity(steps[0][1], steps[0][2], "add")
-        for t, r, lr in steps[1:]:
+        for t, r, limit in steps[1:]:
             if t < duration_s:
-                self.at(t, lambda r=r, lr=lr: self.set_capacity(r, lr))
+                self.at(t, lambda r=r, limit=limit: self.set_capacity(r, limit))
+        self.tcp_delay_line()
         for t in self.tcp:
             t.prepare()
         if capture:
@@ -797,7 +895,9 @@ class Runner(rp.Timeline):
         """TCP packets from the router's two captures: entry when the router
         received it, departure when it sent it on (after tbf for the data
         direction), matched per connection in order by (seq, ack, IP id,
-        length, flags); entries that never left were dropped."""
+        length, flags); entries that never left were dropped. Also each
+        flow's measured hold in the delay line (quantiles()), from its ACKs'
+        entry and departure at the router."""
         bs, br = caps
         s_addr, r_addr = self.net.addr["s"], self.net.addr["r"]
         ports = {t.port: t for t in self.tcp}
@@ -829,6 +929,7 @@ class Runner(rp.Timeline):
             if not ports[port].short and (port not in data_conn or n > payload[data_conn[port]]):
                 data_conn[port] = c
         delivered = collections.defaultdict(set)
+        held = collections.defaultdict(list)
         extra = self.overhead - IPV4_UDP
         for log_link, recs in (("fwd", fwd), ("rev", rev)):
             for p, d in recs:
@@ -838,9 +939,11 @@ class Runner(rp.Timeline):
                     # the aborted connections' resets, after the end
                     after[log_link] += d is not None
                     continue
-                # No delay was added (no netem); the arrival is written as
-                # the departure plus the flow's scenario delay, which rcsim
-                # subtracts, so that its queueing delay is the one measured.
+                # The arrival is written as the departure plus the flow's
+                # scenario delay, which rcsim subtracts, so that its queueing
+                # delay is the one measured; an ACK's departure is written
+                # without its hold in the delay line (tcp_delay_line), which
+                # stands for the propagation delay.
                 delay = t.flow.delay_ns if log_link == "fwd" else t.flow.return_delay_ns
                 c = conn(p)
                 is_data = log_link == "fwd" and p[11] > 0 and (
@@ -854,6 +957,9 @@ class Runner(rp.Timeline):
                     dep = max(self.to_running(d[0]), entry)
                     if log_link == "fwd":
                         dep += self.slot_ns(size, dep)
+                    else:
+                        held[t.flow.name].append(dep - entry)
+                        dep = max(dep - self.line_delay_ns(t), entry)
                     seg = (c, p[8], p[11])
                     fate = "recv"
                     if is_data:
@@ -862,7 +968,8 @@ class Runner(rp.Timeline):
                         delivered[t.port].add(seg)
                     fate = f"{fate} {dep} {dep + delay}"
                 lines.append((entry, f"{log_link} {t.flow.index} {kind} {size} {entry} {fate}"))
-        return lines, drops, after
+        hold = {name: quantiles(v) for name, v in held.items()}
+        return lines, drops, after, hold
 
     def timing_check(self, caps):
         """How far the pad-probe times are from the router's capture, for
@@ -897,8 +1004,9 @@ class Runner(rp.Timeline):
             lost = [c.stop() for c in self.captures]
             caps = [c.packets() for c in self.captures]
             if self.tcp:
-                ls, tcp_drops, tcp_after = self.tcp_lines(duration_ns, caps)
+                ls, tcp_drops, tcp_after, hold = self.tcp_lines(duration_ns, caps)
                 lines += ls
+                realtime["tcp_delay_line"] = hold
             realtime["timing_check"] = self.timing_check(caps)
             realtime["tcpdump_dropped"] = lost
         tc = self.net.tc_stats()
@@ -930,9 +1038,10 @@ def not_expressed(scen, flows):
     line per [flow:NAME] section (its `count` flows alike)."""
     out = []
     if "trace-file" in scen.link:
-        out.append("[link] trace-file: tbf runs at `capacity` (a trace is not followed)")
-    if scen.has_reverse:
-        out.append("[reverse]: the return path is not shaped (no queue, loss or noise on it)")
+        out.append(f"[link] trace-file: tbf follows the trace's rate in steps of "
+                   f"{TRACE_BIN_S * 1000:g} ms, not its opportunities one by one")
+    if scen.has_reverse and any(f.kind == "tcp" for f in flows):
+        out.append("[reverse]: linksim shapes the media flows' RTCP, not the TCP flows' ACKs")
     noisy = any(k.startswith(("noise-", "loss-", "ge-")) for k in scen.link)
     model = ("encoder-lag-ms", "frame-noise", "key-factor")
     seen = set()
@@ -958,10 +1067,6 @@ def not_expressed(scen, flows):
                 if k in f.keys:
                     out.append(f"{g} {k}: the stock rtpbin receiver's own timing")
         if f.kind == "tcp":
-            if f.delay_ns or f.return_delay_ns:
-                out.append(f"{g} delay-ms {f.delay_ns / 1e6:g}, return-delay-ms "
-                           f"{f.return_delay_ns / 1e6:g}: not added (no netem; kernel TCP crosses "
-                           "no linksim), so its round trip is the queue's")
             if noisy:
                 out.append(f"{g}: [link] noise and loss are not applied to TCP (linksim "
                            "applies them to UDP only)")
@@ -1035,7 +1140,8 @@ def main():
                                     "changes": r.tbf_changes},
                      "tcp_timing": "tcpdump on the router: entry when it received a packet, "
                                    "departure when it sent it on after tbf; arrival written as "
-                                   "departure + the flow's delay-ms, which was not applied",
+                                   "departure + the flow's delay-ms (the delay line adds the "
+                                   "round trip's delay to the ACKs)",
                      "skipped_flows": [f.name for f in r.skipped],
                      "not_expressed": missing}, **realtime)
     if args.json:

@@ -2,9 +2,12 @@
 """Runs tools/kbench/kbench.py (real pipelines through a kernel tbf queue
 between network namespaces; its metrics computed by `RCSIM --from-log`) for
 10 s on a constant 1 Mbit/s scenario and checks that it prints every field
-rcsim prints, plausible numbers, and a log whose drops are tbf's.
+rcsim prints, plausible numbers, and a log whose drops are tbf's; then for
+8 s on TCP_SCENARIO (one long TCP flow with a 50 ms path), that the TCP
+flow's ACKs were held for its round trip's 100 ms by the delay line
+(tools/kbench/tundelay.py) and that it filled the link.
 
-    test_kbench.py KBENCH RCSIM SCENARIO
+    test_kbench.py KBENCH RCSIM SCENARIO TCP_SCENARIO
 
 Exits 77 (meson: skipped) when not root or without kernel support (kbench
 itself exits 77 then)."""
@@ -15,7 +18,7 @@ import sys
 
 from realtime_check import check_schema, fail
 
-kbench, rcsim, scenario = sys.argv[1:4]
+kbench, rcsim, scenario, tcp_scenario = sys.argv[1:5]
 DURATION = 10
 CAPACITY_BPS = 1000000
 QUEUE_MS = 300
@@ -66,4 +69,20 @@ if tc["tc_drops"] != tc["log_drops"] or not tc["drained"]:
     fail(f"packet log against tc's counters: {tc}")
 if tc["tc_packets"] != tc["log_packets"] + tc["tcp_after_end"]:
     fail(f"packets sent by tbf against the log: {tc}")
+
+# TCP gets its scenario's delay from the delay line (no netem here).
+TCP_RTT_MS = 100
+run = subprocess.run([sys.executable, kbench, tcp_scenario, "--duration", "8", "--json",
+                      "--rcsim", rcsim], capture_output=True, text=True)
+if run.returncode != 0:
+    fail(f"kbench {tcp_scenario} exited {run.returncode}: {run.stderr[-2000:]}")
+real = json.loads(run.stdout)
+hold = real["realtime"].get("tcp_delay_line", {}).get("tcp")
+print("kbench TCP:", json.dumps(real["flows"]), "delay line:", hold)
+if not hold or not TCP_RTT_MS <= hold["p50_ms"] <= TCP_RTT_MS + WAKEUP_MS:
+    fail(f"the TCP flow's ACKs were held {hold}, not its {TCP_RTT_MS} ms round trip")
+if any("delay" in m for m in real["realtime"]["not_expressed"]):
+    fail(f"not expressed: {real['realtime']['not_expressed']}")
+if real["link"]["utilization"] < 0.8:
+    fail(f"one TCP flow used {real['link']['utilization']} of the link")
 print("OK")
