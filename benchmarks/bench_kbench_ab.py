@@ -20,6 +20,7 @@ run nothing else meanwhile). Needs root (kbench); exits 77 without it.
 """
 
 import argparse
+import csv
 import os
 import shutil
 import subprocess
@@ -39,6 +40,27 @@ def plugin_dir(path):
     if not os.path.exists(os.path.join(path, "libgstratecontrol.so")):
         sys.exit(f"{path}: no libgstratecontrol.so (a build's gst/ directory)")
     return os.path.abspath(path)
+
+
+def shared_share(csv_dir, result):
+    """The media flows' goodput over their fair share, summed over the 200 ms
+    rows where the link is shared (fair share below the capacity): how much
+    of its share a media flow holds against cross traffic (RFC 8867 5.6's
+    TCP included). None if no media flow ever shared the link."""
+    try:
+        with open(os.path.join(csv_dir, "capacity.csv")) as f:
+            cap = [float(r["capacity_kbps"]) for r in csv.DictReader(f)]
+        got = fair = 0.0
+        for fl in bs.media_flows(result):
+            with open(os.path.join(csv_dir, f"flow-{fl['id']}.csv")) as f:
+                for i, r in enumerate(csv.DictReader(f)):
+                    share = float(r["fair_share_kbps"])
+                    if r["active"] == "1" and 0 < share < cap[min(i, len(cap) - 1)] - 1e-6:
+                        got += float(r["goodput_kbps"])
+                        fair += share
+    except (OSError, KeyError, ValueError):
+        return None
+    return got / fair if fair > 0 else None
 
 
 def main():
@@ -89,6 +111,8 @@ def main():
                 d = tempfile.mkdtemp(prefix="kbab-")
                 res, why = real_run(KBENCH, path, ctrl, k + 1, args.rcsim, env, d,
                                     argv_extra)
+                if res is not None:
+                    res["shared_share"] = shared_share(d, res)
                 shutil.rmtree(d, ignore_errors=True)
                 if res is None:
                     print(f"{case} {label}: {why}", file=sys.stderr)
@@ -96,14 +120,19 @@ def main():
                         sys.exit(SKIP)      # kbench skipped: no root, no tbf
                     continue
                 got[(case, label)].append(res)
+                sh = res["shared_share"]
                 print(f"{case} {label} run {k + 1}: utilization "
-                      f"{res['link']['utilization'] * 100:.1f} %", file=sys.stderr, flush=True)
+                      f"{res['link']['utilization'] * 100:.1f} %"
+                      + (f", media share while shared {sh * 100:.0f} %" if sh is not None else ""),
+                      file=sys.stderr, flush=True)
 
     print(f"kbench, {args.runs} interleaved run(s) per arm, controller {args.controller}; "
           f"{labels[0]} = {arms[0][2]}, {labels[1]} = {arms[1][2]}\n")
-    print("| case | arm | utilization (runs) | qdelay mean ms | qdelay p95 ms | media loss |")
-    print("|---|---|---|---|---|---|")
-    rows = {key: row_numbers(runs) for key, runs in got.items() if runs}
+    print("| case | arm | utilization (runs) | qdelay mean ms | qdelay p95 ms | media loss "
+          "| media share while shared (runs) |")
+    print("|---|---|---|---|---|---|---|")
+    rows = {key: dict(row_numbers(runs), share=[r["shared_share"] for r in runs])
+            for key, runs in got.items() if runs}
     for case in cases:
         for label, _, _ in arms:
             r = rows.get((case, label))
@@ -111,9 +140,12 @@ def main():
                 print(f"| {case} | {label} | no run | | | |")
                 continue
             each = ", ".join(f"{u * 100:.1f}" for u in r["util"])
+            shares = [x for x in r["share"] if x is not None]
+            share = (f"{bs.fmt(shares, 100, 0, ' %')} ("
+                     + ", ".join(f"{x * 100:.0f}" for x in shares) + ")") if shares else "–"
             print(f"| {case} | {label} | {bs.fmt(r['util'], 100, 1, ' %')} ({each}) "
                   f"| {bs.fmt(r['qmean'])} | {bs.fmt(r['qp95'])} "
-                  f"| {bs.fmt(r['loss'], 100, 2, ' %')} |")
+                  f"| {bs.fmt(r['loss'], 100, 2, ' %')} | {share} |")
     print()
     for case in cases:
         a, b = rows.get((case, labels[0])), rows.get((case, labels[1]))
