@@ -106,7 +106,10 @@
  * (learned inherent queueing delay of the path), `queueing-delay` (recent
  * average), `operating-point` (bits) and `gain` (1/s^2) of the rate
  * equation, `standing-queue`, `probes`, `probes-failed`, `probe-ramps`,
- * `overload-cuts` (R^MAX lowered after a capacity fall), `loss-noise`,
+ * `overload-cuts` (R^MAX lowered after a capacity fall), `competing`
+ * (TRUE while a flow that fills the bottleneck's buffer, such as TCP,
+ * shares the path and URCP follows loss, AIMD, instead of the delay),
+ * `competitor-episodes` (times it began to), `loss-noise`,
  * `loss-average`, `loss-operating-point`, `loss-rate` (recent, 0..1),
  * `rtt`, `rtt-min`, `skew-ppm` (estimated receiver clock drift),
  * `feedback-count`, `packets-acked`, `packets-lost`, `owd-resets`.

@@ -13,6 +13,8 @@
  *                      loss instead of eq. 15
  *   rc-urcp-overload.c our extension: R^MAX lowered after a capacity fall,
  *                      from what the path delivers under overload
+ *   rc-urcp-compete.c  our extension: AIMD on loss while a flow that fills
+ *                      the buffer (TCP) shares the path
  *   rc-um.c            the fixed-parameter UM baseline (eq. 6): this engine
  *                      with fixed k0 and k2 and no adaptation
  *   rc-vtum.c          seed 001's variable-threshold UM: this engine's
@@ -113,6 +115,12 @@ typedef struct
  * at 40 Mbit/s; beyond that the span shrinks, the test still holds. */
 #define URCP_OV_RING 4096
 
+/* The competing-flow detector (rc-urcp-compete.c): 1 s buckets of the
+ * queue's peak, and the newest overflow-loss events. */
+#define URCP_CQ_BUCKETS 10
+#define URCP_CQ_EVENTS 8
+#define URCP_CQ_LOWS 256
+
 /* rc-vtum.c's state. */
 typedef struct _Vtum Vtum;
 
@@ -156,10 +164,25 @@ typedef struct
   guint64 ov_head, ov_tail;
   guint overload_cuts;
 
+  /* competing with a buffer-filling flow (rc-urcp-compete.c); raw OWD
+   * in s, as the envelope's */
+  gboolean competing;
+  guint competitor_episodes;
+  gboolean cq_have_floor;
+  gdouble cq_floor;             /* lowest raw OWD */
+  gdouble cq_peak[URCP_CQ_BUCKETS];     /* < 0: empty */
+  guint64 cq_peak_sec[URCP_CQ_BUCKETS];
+  GstClockTime cq_events[URCP_CQ_EVENTS];       /* newest first */
+  gdouble cq_lows[URCP_CQ_LOWS];        /* each message's lowest queue */
+  GstClockTime cq_lows_t[URCP_CQ_LOWS];
+  guint64 cq_n_lows;
+  guint cq_n_events;
+  GstClockTime cq_last_event, cq_last_cut, cq_drained_since;
+
   RcRateMeter sent_meter;       /* everything we sent */
   RcAvgWindow loss_short;       /* 0/1 per reported packet */
 
-  GstClockTime rtt_min, rtt_last;
+  GstClockTime rtt_min, rtt_last, rtt_avg;      /* rtt_avg: EWMA 1/8 */
   guint64 feedback_count, packets_acked, packets_lost;
   guint64 owd_resets, bad_packets;
 
@@ -260,6 +283,14 @@ void rc_urcp_overload_reset (Urcp * u);
 void rc_urcp_overload_sample (Urcp * u, const RcPacketResult * p,
     gdouble delta);
 void rc_urcp_overload_check (Urcp * u, GstClockTime now);
+
+/* rc-urcp-compete.c (URCP only: not UM, not vtum) */
+void rc_urcp_compete_reset (Urcp * u);
+/* After a steady-state feedback message: the lowest and highest raw OWD of
+ * its received packets (s), their count, its lost ones, `dt` s since the
+ * last update. While u->competing it sets the rate. */
+void rc_urcp_compete_step (Urcp * u, gdouble raw_lo, gdouble raw_hi,
+    guint n_recv, guint n_lost, gdouble dt, GstClockTime now);
 
 /* rc-urcp-loss.c */
 void rc_urcp_loss_noise_add (Urcp * u, gdouble pkts, gdouble lost,

@@ -189,6 +189,10 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
   gboolean clear = no_standing_queue (u);
   gdouble env = 0;
 
+  /* a competitor holds the queue (rc-urcp-compete.c): nothing to probe */
+  if (u->competing)
+    return;
+
   if (rc_avg_window_age (&u->env_win) >= URCP_WINDOW_MIN_AGE &&
       rc_avg_window_mean (&u->env_win, &env))
     rc_urcp_env_floor_add (u, env);

@@ -161,6 +161,8 @@ static void
 note_rtt (Urcp * u, GstClockTime rtt)
 {
   u->rtt_last = rtt;
+  u->rtt_avg = GST_CLOCK_TIME_IS_VALID (u->rtt_avg) ?
+      (7 * u->rtt_avg + rtt) / 8 : rtt;
   if (!GST_CLOCK_TIME_IS_VALID (u->rtt_min) || rtt < u->rtt_min)
     u->rtt_min = rtt;
 }
@@ -238,10 +240,11 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
 /* --------------------------------------------------------------- feedback */
 
 /* Per-packet part of a feedback message. Returns the number of received
- * packets; *mean_delta gets their mean delay measure. */
+ * packets; *mean_delta gets their mean delay measure, *raw_lo and *raw_hi
+ * their lowest and highest raw OWD (s, as the envelope's). */
 static guint
 consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
-    gdouble * mean_delta, guint * n_lost)
+    gdouble * mean_delta, guint * n_lost, gdouble * raw_lo, gdouble * raw_hi)
 {
   guint i, n_recv = 0;
   gdouble sum = 0;
@@ -281,6 +284,7 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
         RC_OWD_RESET) {
       u->owd_resets++;
       rc_urcp_probe_reset (u);
+      rc_urcp_compete_reset (u);
       GST_WARNING ("receiver clock jumped (OWD changed by more than 5 s); "
           "delay base restarted");
     }
@@ -290,6 +294,8 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
       u->have_raw0 = TRUE;
     }
     raw_s = ((gdouble) raw - (gdouble) u->raw0) / GST_SECOND;   /* no overflow */
+    *raw_lo = n_recv ? MIN (*raw_lo, raw_s) : raw_s;
+    *raw_hi = n_recv ? MAX (*raw_hi, raw_s) : raw_s;
     u->packets_acked++;
     n_recv++;
     sum += delta;
@@ -337,7 +343,7 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
 {
   Urcp *u = (Urcp *) c;
   const RcReportBlock *rr = first_rr (fb);
-  gdouble mean_delta = 0, dt, batch_loss = 0;
+  gdouble mean_delta = 0, dt, batch_loss = 0, raw_lo = 0, raw_hi = 0;
   guint n_recv = 0, n_lost = 0;
   gdouble sbps, noise_pkts = 0, noise_lost = 0;
 
@@ -355,7 +361,8 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
     u->phase_start = now;
 
   if (fb->n_packets) {
-    n_recv = consume_packets (u, fb, now, &mean_delta, &n_lost);
+    n_recv = consume_packets (u, fb, now, &mean_delta, &n_lost, &raw_lo,
+        &raw_hi);
     batch_loss = (gdouble) n_lost / fb->n_packets;
   }
 
@@ -411,6 +418,16 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
 
   if (u->vtum) {
     rc_vtum_update (u, dt, sbps);
+    return;
+  }
+
+  /* A flow that fills the buffer shares the path: AIMD instead of eqs.
+   * 16-18 while it does (rc-urcp-compete.c). */
+  if (u->adapt && fb->n_packets)
+    rc_urcp_compete_step (u, raw_lo, raw_hi, n_recv, n_lost, dt, now);
+  if (u->competing) {
+    GST_LOG ("%s: R %.0f (competing) R^MAX %.0f", c->info->name, u->rate,
+        u->delay.rmax);
     return;
   }
 
@@ -525,6 +542,8 @@ urcp_get_stats (RcController * c)
       "probes-failed", G_TYPE_UINT, u->probes_failed,
       "probe-ramps", G_TYPE_UINT, u->probe_ramps,
       "overload-cuts", G_TYPE_UINT, u->overload_cuts,
+      "competing", G_TYPE_BOOLEAN, u->competing,
+      "competitor-episodes", G_TYPE_UINT, u->competitor_episodes,
       /* the loss instance's L^MIN, L^AVE, k0 */
       "loss-noise", G_TYPE_DOUBLE, u->loss.sig_min,
       "loss-average", G_TYPE_DOUBLE, u->loss.sig_ave,
@@ -593,9 +612,11 @@ rc_urcp_engine_new (const RcRateLimits * limits)
   u->pkts = g_new (UrcpPkt, URCP_PKT_RING);
   rc_urcp_probe_init (u);
   rc_urcp_overload_init (u);
+  rc_urcp_compete_reset (u);
+  u->cq_last_cut = u->cq_drained_since = GST_CLOCK_TIME_NONE;
   u->phase = URCP_STARTUP_LOW;
   u->reason = "start-up: sending at the start rate to measure the delay noise";
-  u->rtt_min = u->rtt_last = GST_CLOCK_TIME_NONE;
+  u->rtt_min = u->rtt_last = u->rtt_avg = GST_CLOCK_TIME_NONE;
   u->first_sent = u->phase_start = GST_CLOCK_TIME_NONE;
   u->last_update = u->last_feedback = GST_CLOCK_TIME_NONE;
   u->last_ramp_step = u->ramp_limited_since = GST_CLOCK_TIME_NONE;

@@ -761,6 +761,67 @@ GST_START_TEST (test_urcp_low_phase_by_send_time)
 
 GST_END_TEST;
 
+static gboolean
+stat_bool (Sim * sim, guint flow, const gchar * field)
+{
+  GstStructure *s = rc_sender_get_stats (sim_flow_sender (sim, flow),
+      sim_get_time (sim));
+  gboolean v = FALSE;
+  fail_unless (gst_structure_get_boolean (s, field, &v), "no field %s",
+      field);
+  gst_structure_free (s);
+  return v;
+}
+
+/* A CUBIC flow joins the media flow at 20 s on 2 Mbit/s (300 ms drop-tail
+ * queue) and leaves at 80 s (rc-urcp-compete.c). While it runs, URCP must
+ * see it and hold at least 60 % of its fair share (Table I alone kept
+ * about 26 %, its queue read as congestion); once it has left, URCP must
+ * be back on the delay (Table I) with the queue near empty. Under
+ * HSPA-like Pareto noise and random loss, with no other flow, it must
+ * never take noise for such a flow. */
+GST_START_TEST (test_urcp_tcp_competitor)
+{
+  SimScenario *scen;
+  Sim *sim;
+  SimWindow w;
+  guint32 seed;
+
+  sim = sim_from_text (g_strdup ("[scenario]\nduration=120\n"
+          "[link]\ncapacity=2000000\nqueue-limit-ms=300\n"
+          "[flow:video]\nkind=media\nencoder=synthetic\ndelay-ms=50\n"
+          "[flow:tcp]\nkind=tcp\ncc=cubic\nstart=20\nstop=80\n"
+          "delay-ms=50\n"), 1, &scen);
+  sim_run_until (sim, 15 * S);
+  fail_if (stat_bool (sim, 0, "competing"));
+  sim_run_until (sim, 80 * S);
+  w = window (sim, 0, 40 * S, 80 * S);
+  GST_INFO ("with CUBIC: %.0f bit/s of 2 Mbit/s, competing %d, %u "
+      "episode(s)", w.goodput_bps, stat_bool (sim, 0, "competing"),
+      stat_uint (sim, 0, "competitor-episodes"));
+  fail_unless (stat_bool (sim, 0, "competing"));
+  fail_unless (w.goodput_bps >= 0.6 * 1e6, "goodput %.0f", w.goodput_bps);
+  sim_run_until (sim, 120 * S);
+  w = window (sim, 0, 100 * S, 120 * S);
+  GST_INFO ("after CUBIC left: %.0f bit/s, qdelay %.1f ms, competing %d",
+      w.goodput_bps, w.qdelay_mean_ms, stat_bool (sim, 0, "competing"));
+  fail_if (stat_bool (sim, 0, "competing"));
+  fail_unless (w.qdelay_mean_ms < 30.0, "qdelay %.1f ms", w.qdelay_mean_ms);
+  sim_done (sim, scen);
+
+  for (seed = 1; seed <= 3; seed++) {
+    sim = sim_from_text (clean_link ("1550000", "noise-distribution=pareto\n"
+            "noise-mean=18000000\nnoise-shape=2.5\nnoise-max=350000000\n"
+            "noise-interval=20000000\nloss-rate=0.0037", NULL, 120), seed,
+        &scen);
+    sim_run_until (sim, 120 * S);
+    fail_unless_equals_int (stat_uint (sim, 0, "competitor-episodes"), 0);
+    sim_done (sim, scen);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 urcp_suite (void)
 {
@@ -787,6 +848,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_clock_drift);
   tcase_add_test (tc, test_urcp_rmax_reprobe);
   tcase_add_test (tc, test_urcp_low_phase_by_send_time);
+  tcase_add_test (tc, test_urcp_tcp_competitor);
   return s;
 }
 
