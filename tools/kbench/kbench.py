@@ -10,8 +10,10 @@ PAYLOADER ! CONTROLLER ! rtpbin ! udpsink, a stock rtpbin receiver sending
 TWCC feedback back), CBR flows RTP/UDP at their rate, long TCP flows iperf3
 and short ones kernel TCP transfers of their sizes. This kernel has no
 netem: a `linksim` on the receiver's side adds each flow's propagation
-delay and the scenario's noise and loss after the queue, and one on the
-sender's side the feedback's return delay.
+delay and the scenario's noise and loss after the queue, one on the
+sender's side the feedback's return delay (and a `[reverse]` section's
+link), and a delay line on a TUN device in the router (tundelay.py) holds
+the TCP flows' ACKs for their round trip's delay.
 
 It computes no metric itself: media and CBR packets are timed at the
 sockets (pad probes), TCP packets by tcpdump on the router, all written as
