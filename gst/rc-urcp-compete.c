@@ -7,8 +7,8 @@
  * delta / delta^MIN, and a TCP flow holds delta at whatever its drop-tail
  * buffer allows, tens of delta^MIN: in rcsim, with CUBIC joining a URCP
  * flow on 2 Mbit/s (300 ms buffer, delta^MIN 5 ms, delta^AVE 228 ms) URCP
- * kept 26 % of its fair share; on the kernel bench in RFC 8867 5.6, 26 %
- * (docs/urcpsender.md). No delay-based rate can hold a share of a queue
+ * kept 26 % of its fair share; on the kernel bench in RFC 8867 5.6, 21-27 %
+ * (docs/results.md, "URCP against TCP"). No delay-based rate can hold a share of a queue
  * whose owner grows it until it overflows.
  *
  * So URCP tells when such a flow is there and, while it is, follows loss
@@ -32,9 +32,14 @@
  *    own overload, after a capacity fall, loses a large fraction: 1 - C/R).
  *    Losses within one round trip are one event, as TCP counts them.
  *    COMPETE_EVENTS such events within COMPETE_EVENT_SPAN mean a flow that
- *    fills the buffer again and again. URCP flows alone overflow a buffer
- *    only if it is shallower than their operating delay (eq. 19), and then
- *    loss is all that is left to follow anyway.
+ *    fills the buffer again and again. Not fewer, nor faster: a media flow
+ *    of ~30 packets a second loses one only in some of TCP's overflows
+ *    (kernel bench, 5.6: one every 8-10 s; with 3 events in 15 s it
+ *    switched at 84 s), and a single event switched on random losses in
+ *    rcsim (noisy-cable, RFC 8867 5.2: p95 up 20-75 ms, means of 6 seeds).
+ *    URCP flows alone overflow a buffer only if it is shallower than their
+ *    operating delay (eq. 19), and then loss is all that is left to follow
+ *    anyway.
  *  - While competing: AIMD on loss events (the delay and loss instances of
  *    Table I wait): the rate falls by COMPETE_B at a loss event, at most
  *    once a round trip, and grows by COMPETE_A packets per round trip
@@ -45,18 +50,20 @@
  *    draft-ietf-rmcat-gcc-02 sec. 5.5), gentler on the picture than TCP's
  *    halving.
  *  - Leaving: once the queue has drained (the lowest delay of every
- *    feedback message for COMPETE_DRAINED within COMPETE_DRAIN_DELTAS x delta^MIN of the path's
- *    floor, and within COMPETE_DRAIN_PEAK of the recent peak), no flow
- *    holds it any more: the instances restart from the current rate. A
- *    buffer-filling flow never lets it drain; our own AIMD, alone, does
- *    for seconds after each cut of 15 %. The floor may include a queue that
- *    was there when we started (RFC 8867 5.6: the media flow starts 5 s
- *    after TCP and never sees the empty queue): the competitor's trough
- *    then is the floor, and it passes within a fifth of its range in a
- *    few hundred ms (rcsim, CUBIC at 2 Mbit/s: 0.3 s), where a depth of
- *    2 delta^MIN alone (62 ms, delta^MIN learned on the competitor's
- *    queue) read every trough as drained. Without any overflow for
- *    COMPETE_QUIET the flow is gone too.
+ *    feedback message for COMPETE_DRAINED within COMPETE_DRAIN_DELTAS x
+ *    delta^MIN, at least COMPETE_DRAIN_MIN, of the path's floor, and
+ *    within COMPETE_DRAIN_PEAK of the recent peak), no flow holds it any
+ *    more: the instances restart from the current rate. A buffer-filling
+ *    flow never lets it drain; our own AIMD, alone, does for seconds after
+ *    each cut of 15 % (rcsim, tcp-joins-leaves: back on Table I 1.6-1.8 s
+ *    after TCP left). The floor may include a queue that was there when we
+ *    started (RFC 8867 5.6: the media flow starts 5 s after TCP and never
+ *    sees the empty queue): the competitor's trough then is the floor. A
+ *    depth of 2 delta^MIN alone (62 ms in rcsim's 5.6, delta^MIN learned
+ *    on the competitor's queue) read every trough as drained; within a
+ *    fifth of the peak a trough stays for less than COMPETE_DRAINED
+ *    (CUBIC's window grows fastest just after its cut). Without any
+ *    overflow for COMPETE_QUIET the flow is gone too.
  */
 #include <math.h>
 #include "rc-urcp-private.h"
