@@ -213,6 +213,7 @@ typedef struct
 
   /* timing */
   GstClockTime last_update;
+  GstClockTime fb_newest_send;  /* newest send time any feedback reported */
   GstClockTime last_feedback;
   GstClockTime fb_interval_avg;
   gdouble mean_pkt_bytes;

@@ -239,16 +239,51 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
 
 /* --------------------------------------------------------------- feedback */
 
+/* dT of eq. 18 for the delay instance: the send time that the message's
+ * packets cover (from the newest send time reported before it to its own
+ * newest), not the time since the last message arrived.
+ *
+ * Table I adds each packet's delta to delta^AVE with equal weight, so
+ * delta^AVE is the mean of delta over the send times the packets sample;
+ * eq. 18 must integrate that same mean, or its balance (k0 = E[delta] R)
+ * is not the one eq. 16 sets k0 for. Timed by arrivals it is not, behind a
+ * stock rtpbin receiver: that closes one transport-wide feedback message
+ * per frame and sends those it has in its next RTCP packet, ~50 ms apart
+ * (docs/urcpsender.md), so the oldest frame of each packet got the whole
+ * gap and the others none; when a delay spike drains, the oldest frame has
+ * the highest delta. On the kernel bench with the 4G noise
+ * (cellular-trace, 2026-11-27) a third of the messages came within 5 ms of
+ * the one before; the arrival-timed mean of delta was 34 ms against a
+ * delta^AVE of 26 ms and a delta^MIN of 20 ms, and eq. 16 balances there at
+ * sqrt(R^MAX/R) = (34 - 0.8 (26 - 20)) / 20 = 1.45: R = 0.47 R^MAX, and
+ * the run held 0.48 R^MAX for 100 s. Timed by send spans the mean was
+ * 37.1 ms against a delta^AVE of 37.8 ms. The price: while a queue grows,
+ * the packets reported cover less send time than passes (at twice the
+ * capacity, half), so eq. 18 answers a capacity fall more slowly (rcsim,
+ * RFC 8867 5.1: loss 0.87 -> 1.27 %; the overload test in
+ * rc-urcp-overload.c takes the large falls). URCP only: UM keeps the
+ * paper's constants and its dT as it was. */
+static gdouble
+eq18_dt (Urcp * u, const RcFeedback * fb, gdouble dt, gdouble span)
+{
+  if (!u->adapt || u->vtum || fb->n_packets == 0)
+    return dt;
+  return span;
+}
+
 /* Per-packet part of a feedback message. Returns the number of received
  * packets; *mean_delta gets their mean delay measure, *raw_lo and *raw_hi
- * their lowest and highest raw OWD (s, as the envelope's). */
+ * their lowest and highest raw OWD (s, as the envelope's), *send_span the
+ * send time this message's packets cover (s; see eq18_dt). */
 static guint
 consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
-    gdouble * mean_delta, guint * n_lost, gdouble * raw_lo, gdouble * raw_hi)
+    gdouble * mean_delta, guint * n_lost, gdouble * raw_lo, gdouble * raw_hi,
+    gdouble * send_span)
 {
   guint i, n_recv = 0;
   gdouble sum = 0;
   GstClockTime newest_send = GST_CLOCK_TIME_NONE;
+  GstClockTime newest_any = u->fb_newest_send;
   gdouble sbps = rc_urcp_sent_bps (u, now);
 
   *n_lost = 0;
@@ -260,6 +295,9 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
     gdouble delta, raw_s;
     gint64 raw;
 
+    if (GST_CLOCK_TIME_IS_VALID (p->send_ts) &&
+        (!GST_CLOCK_TIME_IS_VALID (newest_any) || p->send_ts > newest_any))
+      newest_any = p->send_ts;
     if (p->lost) {
       if (!steady)
         rc_urcp_startup_sample (u, p, 0, 0);
@@ -322,6 +360,10 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
   if (GST_CLOCK_TIME_IS_VALID (newest_send) && now >= newest_send)
     note_rtt (u, now - newest_send);
   *mean_delta = n_recv ? sum / n_recv : 0;
+  *send_span = GST_CLOCK_TIME_IS_VALID (u->fb_newest_send) &&
+      GST_CLOCK_TIME_IS_VALID (newest_any) && newest_any > u->fb_newest_send ?
+      (gdouble) MIN (newest_any - u->fb_newest_send, MAX_DT) / GST_SECOND : 0;
+  u->fb_newest_send = newest_any;
   return n_recv;
 }
 
@@ -344,6 +386,7 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
   Urcp *u = (Urcp *) c;
   const RcReportBlock *rr = first_rr (fb);
   gdouble mean_delta = 0, dt, batch_loss = 0, raw_lo = 0, raw_hi = 0;
+  gdouble send_span = 0, dt_delay;
   guint n_recv = 0, n_lost = 0;
   gdouble sbps, noise_pkts = 0, noise_lost = 0;
 
@@ -362,7 +405,7 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
 
   if (fb->n_packets) {
     n_recv = consume_packets (u, fb, now, &mean_delta, &n_lost, &raw_lo,
-        &raw_hi);
+        &raw_hi, &send_span);
     batch_loss = (gdouble) n_lost / fb->n_packets;
   }
 
@@ -438,10 +481,11 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
     u->loss.sig_min = rc_urcp_loss_noise (u);
   }
 
+  dt_delay = eq18_dt (u, fb, dt, send_span);
   if (n_recv > 0) {
     /* delta^MIN floor follows R^MAX; see DELTA_MIN_FLOOR_S. */
     u->delay.floor = rc_urcp_delta_floor (u);
-    instance_update_rate (u, &u->delay, mean_delta, dt, sbps);
+    instance_update_rate (u, &u->delay, mean_delta, dt_delay, sbps);
   }
   if (n_recv + n_lost > 0) {
     gdouble eps = 0;
@@ -456,10 +500,12 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
   if (u->adapt && fb->n_packets)
     rc_urcp_overload_check (u, now);
   GST_LOG ("%s: R %.0f (delay %.0f, loss %.0f) delta %.2f ms k0 %.0f "
-      "k2 %.3f R^MAX %.0f delta^MIN %.2f ms delta^AVE %.2f ms",
+      "k2 %.3f R^MAX %.0f delta^MIN %.2f ms delta^AVE %.2f ms dT %.1f ms "
+      "(arrivals %.1f)",
       c->info->name, u->rate, u->delay.rate, u->loss.rate,
       mean_delta * 1000, u->delay.k0, u->delay.k2, u->delay.rmax,
-      u->delay.sig_min * 1000, u->delay.sig_ave * 1000);
+      u->delay.sig_min * 1000, u->delay.sig_ave * 1000, dt_delay * 1000,
+      dt * 1000);
 }
 
 static void
@@ -619,6 +665,7 @@ rc_urcp_engine_new (const RcRateLimits * limits)
   u->rtt_min = u->rtt_last = u->rtt_avg = GST_CLOCK_TIME_NONE;
   u->first_sent = u->phase_start = GST_CLOCK_TIME_NONE;
   u->last_update = u->last_feedback = GST_CLOCK_TIME_NONE;
+  u->fb_newest_send = GST_CLOCK_TIME_NONE;
   u->last_ramp_step = u->ramp_limited_since = GST_CLOCK_TIME_NONE;
   u->ramp_loss_since = u->noise_decayed = GST_CLOCK_TIME_NONE;
   u->low_ignore_before = u->low_since = GST_CLOCK_TIME_NONE;

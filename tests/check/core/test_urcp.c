@@ -761,6 +761,125 @@ GST_START_TEST (test_urcp_low_phase_by_send_time)
 
 GST_END_TEST;
 
+/* The same low phase as after_late_first_feedback, reported as a stock
+ * rtpbin receiver reports it: in two transport-wide messages at the same
+ * instant. The first already spans the phase, which ends there; the second
+ * holds packets sent before the ramp began, the newest ten of them behind
+ * a 200 ms delay spike. The ramp must not end on them. */
+GST_START_TEST (test_urcp_ramp_judges_its_own_packets)
+{
+  const RcControllerInfo *info = rc_controller_lookup ("urcp");
+  RcRateLimits limits;
+  GError *err = NULL;
+  RcController *c;
+  RcPacketResult r[62];
+  RcFeedback fb = { 0 };
+  guint i;
+
+  rc_rate_limits_init (&limits);
+  limits.start_bps = 300000;
+  c = rc_controller_new (info, &limits, NULL, &err);
+  fail_unless (c != NULL, "%s", err ? err->message : "?");
+  for (i = 0; i < 62; i++) {
+    GstClockTime sent = i * GST_SECOND / 31;
+    sent_received (c, &r[i], i, sent, sent + 20 * GST_MSECOND +
+        (i % 3) * GST_MSECOND + (i >= 52 ? 200 * GST_MSECOND : 0));
+  }
+  fb.packets = r;
+  fb.n_packets = 41;
+  rc_controller_on_feedback (c, &fb, 2300 * GST_MSECOND);
+  fail_unless_equals_string (rc_controller_get_decision (c).phase,
+      "startup-ramp");
+  fb.packets = r + 41;
+  fb.n_packets = 21;
+  rc_controller_on_feedback (c, &fb, 2300 * GST_MSECOND);
+  fail_unless_equals_string (rc_controller_get_decision (c).phase,
+      "startup-ramp");
+  rc_controller_free (c);
+}
+
+GST_END_TEST;
+
+/* URCP in a closed loop with a path whose delay differs between frames:
+ * each 66 ms the receiver reports two frames, the older one's packets 30 ms
+ * later than the newer one's (as when a delay spike drains). `split`: each
+ * frame is a message of its own, both handed over at the same instant, as
+ * a stock rtpbin receiver sends them in one RTCP packet; else one message.
+ * Returns the mean rate asked for over 40-60 s. */
+static gdouble
+rate_with_feedback (gboolean split)
+{
+  const RcControllerInfo *info = rc_controller_lookup ("urcp");
+  RcRateLimits limits;
+  GError *err = NULL;
+  RcController *c;
+  RcPacketResult r[64];
+  RcFeedback fb = { 0 };
+  GstClockTime t;
+  guint64 seq = 0;
+  gdouble sum = 0;
+  guint n_sum = 0;
+
+  rc_rate_limits_init (&limits);
+  limits.start_bps = 300000;
+  limits.max_bps = 1000000;
+  c = rc_controller_new (info, &limits, NULL, &err);
+  fail_unless (c != NULL, "%s", err ? err->message : "?");
+  for (t = 0; t < 60 * GST_SECOND; t += 66 * GST_MSECOND) {
+    gdouble rate = (gdouble) rc_controller_get_decision (c).media_bps;
+    guint per_frame = MAX (1, (guint) (rate * 0.033 / 9600 + 0.5));
+    guint f, k, n = 0, first_of_newer = 0;
+    GstClockTime now = t + 66 * GST_MSECOND + 60 * GST_MSECOND;
+
+    per_frame = MIN (per_frame, G_N_ELEMENTS (r) / 2);
+    for (f = 0; f < 2; f++) {
+      if (f == 1)
+        first_of_newer = n;
+      for (k = 0; k < per_frame; k++) {
+        GstClockTime sent = t + f * 33 * GST_MSECOND + k * GST_MSECOND;
+        sent_received (c, &r[n], seq++, sent, sent + 20 * GST_MSECOND +
+            (f == 0 ? 30 * GST_MSECOND : 0));
+        n++;
+      }
+    }
+    fb.packets = r;
+    fb.n_packets = split ? first_of_newer : n;
+    rc_controller_on_feedback (c, &fb, now);
+    if (split) {
+      fb.packets = r + first_of_newer;
+      fb.n_packets = n - first_of_newer;
+      rc_controller_on_feedback (c, &fb, now);
+    }
+    rc_controller_on_tick (c, now);
+    if (t >= 40 * GST_SECOND) {
+      sum += (gdouble) rc_controller_get_decision (c).media_bps;
+      n_sum++;
+    }
+  }
+  fail_unless_equals_string (rc_controller_get_decision (c).phase, "steady");
+  rc_controller_free (c);
+  return sum / n_sum;
+}
+
+/* Eq. 18 integrates the delay over the send time the packets cover, the
+ * mean delta^AVE holds: how the receiver cuts its feedback into messages
+ * does not move the balance. Timed by the messages' arrivals, the older
+ * frame of each pair got the whole gap (its 30 ms as the delay of the
+ * path) and the rate settled at about half. */
+GST_START_TEST (test_urcp_feedback_split)
+{
+  gdouble one = rate_with_feedback (FALSE);
+  gdouble split = rate_with_feedback (TRUE);
+
+  GST_INFO ("one message per cycle: %.0f bit/s; one per frame: %.0f bit/s",
+      one, split);
+  fail_unless (one > 800000, "one message: %.0f bit/s", one);
+  fail_unless (fabs (split - one) < 0.05 * one, "%.0f vs %.0f bit/s", split,
+      one);
+}
+
+GST_END_TEST;
+
 static gboolean
 stat_bool (Sim * sim, guint flow, const gchar * field)
 {
@@ -849,6 +968,8 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_rmax_reprobe);
   tcase_add_test (tc, test_urcp_low_phase_by_send_time);
   tcase_add_test (tc, test_urcp_tcp_competitor);
+  tcase_add_test (tc, test_urcp_ramp_judges_its_own_packets);
+  tcase_add_test (tc, test_urcp_feedback_split);
   return s;
 }
 
