@@ -47,7 +47,8 @@ static const gchar *flow_keys[] = {
   "controller", "min-bitrate", "start-bitrate", "max-bitrate", "fps",
   "encoder", "content", "resolution",
   "key-interval", "key-factor", "frame-noise", "encoder-lag-ms", "mtu",
-  "app-limit", "feedback", "feedback-interval-ms", "rtcp-interval-ms",
+  "app-limit", "feedback", "feedback-interval-ms", "feedback-messages",
+  "rtcp-interval-ms",
   "receiver-reports", "adapt-rtcp-interval", "playout-latency-ms",
   "pacer-max-queue-ms", "pacing",
   "clock-offset-ms", "clock-skew-ppm", "pause", "fec", "temporal-layers",
@@ -565,6 +566,17 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
         "[%s] feedback-interval-ms: at least 1", g);
     goto fail;
   }
+  s = g_key_file_get_string (kf, g, "feedback-messages", NULL);
+  base.feedback_per_frame = !s || !g_ascii_strcasecmp (g_strstrip (s),
+      "frame");
+  if (s && !base.feedback_per_frame && g_ascii_strcasecmp (s, "interval")) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] feedback-messages: frame (one per frame, as a stock rtpbin "
+        "receiver) or interval (one per feedback interval)", g);
+    g_free (s);
+    goto fail;
+  }
+  g_free (s);
   s = g_key_file_get_string (kf, g, "feedback", NULL);
   base.twcc = !s || !g_ascii_strcasecmp (g_strstrip (s), "twcc");
   if (s && !base.twcc && g_ascii_strcasecmp (s, "rtcp")) {

@@ -56,6 +56,9 @@ typedef struct
                                  * content that cannot fill its target */
   gboolean twcc;                /* per-packet feedback; FALSE: RTCP RR only */
   GstClockTime feedback_interval;
+  gboolean feedback_per_frame;  /* a message per frame, bundled per
+                                 * interval (stock rtpbin); FALSE: one
+                                 * message per interval */
   GstClockTime rtcp_interval;   /* mean interval of SRs and RRs */
   gint receiver_reports;        /* the receiver adds rcreceiver's blocks
                                  * (discards, NADU) to its RRs: 1, 0, or

@@ -20,7 +20,9 @@
  * session hands out (RC_SENDER_SET_ENCODER), as vp8enc gets it from the
  * element. The receiver records (seq, receive time on its own clock, lost)
  * like a TWCC receiver; every feedback interval it sends one feedback
- * packet back over the return link; at the sender the sent-packet log
+ * packet back over the return link, which the sender hands to the session
+ * as one message per frame, as rtpbin's are (feedback-messages); at the
+ * sender the sent-packet log
  * adds send times and sizes (as rtpsession does for RTPTWCCPackets), with
  * the session's send index as the transport-wide sequence number
  * (rtpsession numbers packets in sending order too), and the session gets
@@ -834,21 +836,39 @@ static void
 media_feedback_arrive (Sim * sim, SimFlow * f, SimPkt * p)
 {
   MediaState *m = f->media;
-  guint i;
+  RcPacketResult *res = (RcPacketResult *) p->results->data;
+  guint i, first = 0;
+  guint64 frame = G_MAXUINT64;
 
   /* The sender's record of what it sent completes each result, as
-   * rtpsession's TWCC manager does before it emits RTPTWCCPackets. */
+   * rtpsession's TWCC manager does before it emits RTPTWCCPackets. A stock
+   * rtpbin receiver closes a transport-wide feedback message at each
+   * marker-bit packet, one per frame, and sends the messages it has in its
+   * next RTCP packet (docs/urcpsender.md, "Feedback plumbing"): the sender
+   * gets them one after another at the same instant, each holding one
+   * frame's packets (kernel bench, 4G noise: 1-3 per RTCP packet, ~50 ms
+   * apart). feedback-messages=interval delivers the packet's results as
+   * one message. */
   for (i = 0; i < p->results->len; i++) {
-    RcPacketResult *r = &g_array_index (p->results, RcPacketResult, i);
+    RcPacketResult *r = &res[i];
+    guint64 fr = G_MAXUINT64;
     if (r->seq < m->sent_log->len) {
       SentRecord *s = &g_array_index (m->sent_log, SentRecord, r->seq);
       r->send_ts = s->ts;
       r->size = s->size;
       r->is_fec = s->is_fec;
+      fr = s->frame;
     }
+    if (f->cfg->feedback_per_frame && i > first && fr != frame) {
+      rc_sender_on_packet_results (m->sender, res + first, i - first,
+          sim->now);
+      first = i;
+    }
+    frame = fr;
   }
-  rc_sender_on_packet_results (m->sender,
-      (RcPacketResult *) p->results->data, p->results->len, sim->now);
+  if (p->results->len > first)
+    rc_sender_on_packet_results (m->sender, res + first,
+        p->results->len - first, sim->now);
   media_service (sim, f);
 }
 
