@@ -135,6 +135,26 @@ get_double (GKeyFile * kf, const gchar * g, const gchar * k, gdouble def,
 }
 
 /* true, false or auto (-1; also when absent). */
+/* A key with two values: *out TRUE for `yes` (and when absent), FALSE for
+ * `no`; anything else is an error that says `what`. */
+static gboolean
+get_choice (GKeyFile * kf, const gchar * g, const gchar * key,
+    const gchar * yes, const gchar * no, const gchar * what, gboolean * out,
+    GError ** error)
+{
+  gchar *s = g_key_file_get_string (kf, g, key, NULL);
+  gboolean ok = TRUE;
+
+  *out = !s || !g_ascii_strcasecmp (g_strstrip (s), yes);
+  if (s && !*out && g_ascii_strcasecmp (s, no)) {
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] %s: %s", g, key, what);
+    ok = FALSE;
+  }
+  g_free (s);
+  return ok;
+}
+
 static gboolean
 get_auto_bool (GKeyFile * kf, const gchar * g, const gchar * k, gint * out,
     GError ** error)
@@ -566,27 +586,13 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
         "[%s] feedback-interval-ms: at least 1", g);
     goto fail;
   }
-  s = g_key_file_get_string (kf, g, "feedback-messages", NULL);
-  base.feedback_per_frame = !s || !g_ascii_strcasecmp (g_strstrip (s),
-      "frame");
-  if (s && !base.feedback_per_frame && g_ascii_strcasecmp (s, "interval")) {
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-        "[%s] feedback-messages: frame (one per frame, as a stock rtpbin "
-        "receiver) or interval (one per feedback interval)", g);
-    g_free (s);
+  if (!get_choice (kf, g, "feedback-messages", "frame", "interval",
+          "frame (one per frame, as a stock rtpbin receiver) or interval "
+          "(one per feedback interval)", &base.feedback_per_frame, error) ||
+      !get_choice (kf, g, "feedback", "twcc", "rtcp",
+          "twcc (per-packet, with RTCP reports) or rtcp (reports only)",
+          &base.twcc, error))
     goto fail;
-  }
-  g_free (s);
-  s = g_key_file_get_string (kf, g, "feedback", NULL);
-  base.twcc = !s || !g_ascii_strcasecmp (g_strstrip (s), "twcc");
-  if (s && !base.twcc && g_ascii_strcasecmp (s, "rtcp")) {
-    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
-        "[%s] feedback: twcc (per-packet, with RTCP reports) or rtcp "
-        "(reports only)", g);
-    g_free (s);
-    goto fail;
-  }
-  g_free (s);
   if (!get_nonneg (kf, g, "rtcp-interval-ms",
           (gdouble) DEFAULT_RTCP_INTERVAL / GST_MSECOND, &v, error))
     goto fail;

@@ -716,6 +716,26 @@ GST_START_TEST (test_urcp_clock_drift)
 
 GST_END_TEST;
 
+/* A controller `name` starting at 300 kbit/s, up to `max_bps` (0: the
+ * default). */
+static RcController *
+controller_at_300k (const gchar * name, guint64 max_bps)
+{
+  const RcControllerInfo *info = rc_controller_lookup (name);
+  RcRateLimits limits;
+  GError *err = NULL;
+  RcController *c;
+
+  fail_unless (info != NULL);
+  rc_rate_limits_init (&limits);
+  limits.start_bps = 300000;
+  if (max_bps)
+    limits.max_bps = max_bps;
+  c = rc_controller_new (info, &limits, NULL, &err);
+  fail_unless (c != NULL, "%s", err ? err->message : "?");
+  return c;
+}
+
 /* A stock rtpbin receiver's first TWCC feedback comes with its first RTCP
  * packet, 1.25-3.75 s after the start, and reports every packet sent until
  * then. URCP's low-rate phase counts those packets' send times: 2 s of
@@ -724,20 +744,12 @@ GST_END_TEST;
 static const gchar *
 after_late_first_feedback (const gchar * name)
 {
-  const RcControllerInfo *info = rc_controller_lookup (name);
-  RcRateLimits limits;
-  GError *err = NULL;
-  RcController *c;
+  RcController *c = controller_at_300k (name, 0);
   RcPacketResult r[80];
   RcFeedback fb = { 0 };
   const gchar *phase;
   guint i, n = 0;
 
-  fail_unless (info != NULL);
-  rc_rate_limits_init (&limits);
-  limits.start_bps = 300000;
-  c = rc_controller_new (info, &limits, NULL, &err);
-  fail_unless (c != NULL, "%s", err ? err->message : "?");
   /* 300 kbit/s of 1200-byte packets for 2 s: 31 a second */
   for (i = 0; i < 62; i++) {
     GstClockTime sent = i * GST_SECOND / 31;
@@ -771,18 +783,11 @@ GST_END_TEST;
  * a 200 ms delay spike. The ramp must not end on them. */
 GST_START_TEST (test_urcp_ramp_judges_its_own_packets)
 {
-  const RcControllerInfo *info = rc_controller_lookup ("urcp");
-  RcRateLimits limits;
-  GError *err = NULL;
-  RcController *c;
+  RcController *c = controller_at_300k ("urcp", 0);
   RcPacketResult r[62];
   RcFeedback fb = { 0 };
   guint i;
 
-  rc_rate_limits_init (&limits);
-  limits.start_bps = 300000;
-  c = rc_controller_new (info, &limits, NULL, &err);
-  fail_unless (c != NULL, "%s", err ? err->message : "?");
   for (i = 0; i < 62; i++) {
     GstClockTime sent = i * GST_SECOND / 31;
     sent_received (c, &r[i], i, sent, sent + 20 * GST_MSECOND +
@@ -812,10 +817,7 @@ GST_END_TEST;
 static gdouble
 rate_with_feedback (gboolean split)
 {
-  const RcControllerInfo *info = rc_controller_lookup ("urcp");
-  RcRateLimits limits;
-  GError *err = NULL;
-  RcController *c;
+  RcController *c = controller_at_300k ("urcp", 1000000);
   RcPacketResult r[64];
   RcFeedback fb = { 0 };
   GstClockTime t;
@@ -823,11 +825,6 @@ rate_with_feedback (gboolean split)
   gdouble sum = 0;
   guint n_sum = 0;
 
-  rc_rate_limits_init (&limits);
-  limits.start_bps = 300000;
-  limits.max_bps = 1000000;
-  c = rc_controller_new (info, &limits, NULL, &err);
-  fail_unless (c != NULL, "%s", err ? err->message : "?");
   for (t = 0; t < 60 * GST_SECOND; t += 66 * GST_MSECOND) {
     gdouble rate = (gdouble) rc_controller_get_decision (c).media_bps;
     guint per_frame = MAX (1, (guint) (rate * 0.033 / 9600 + 0.5));
