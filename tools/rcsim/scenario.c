@@ -134,7 +134,6 @@ get_double (GKeyFile * kf, const gchar * g, const gchar * k, gdouble def,
   return TRUE;
 }
 
-/* true, false or auto (-1; also when absent). */
 /* A key with two values: *out TRUE for `yes` (and when absent), FALSE for
  * `no`; anything else is an error that says `what`. */
 static gboolean
@@ -155,6 +154,7 @@ get_choice (GKeyFile * kf, const gchar * g, const gchar * key,
   return ok;
 }
 
+/* true, false or auto (-1; also when absent). */
 static gboolean
 get_auto_bool (GKeyFile * kf, const gchar * g, const gchar * k, gint * out,
     GError ** error)

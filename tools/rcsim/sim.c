@@ -20,13 +20,12 @@
  * session hands out (RC_SENDER_SET_ENCODER), as vp8enc gets it from the
  * element. The receiver records (seq, receive time on its own clock, lost)
  * like a TWCC receiver; every feedback interval it sends one feedback
- * packet back over the return link, which the sender hands to the session
- * as one message per frame, as rtpbin's are (feedback-messages); at the
- * sender the sent-packet log
+ * packet back over the return link; at the sender the sent-packet log
  * adds send times and sizes (as rtpsession does for RTPTWCCPackets), with
  * the session's send index as the transport-wide sequence number
  * (rtpsession numbers packets in sending order too), and the session gets
- * them at the feedback's arrival. Sender and receiver also exchange RTCP
+ * them at the feedback's arrival, one message per frame as rtpbin sends
+ * them (feedback-messages). Sender and receiver also exchange RTCP
  * reports like a stock rtpbin pair (RFC 3550 sec. 6): an SR each way, an RR
  * back, every `rtcp-interval` randomized over [0.5, 1.5] of it (sec. 6.3.1);
  * the RR is a real compound packet that rc-rtcp parses at the sender, with
