@@ -408,9 +408,9 @@ def test_urcp_wimax_utilization(c):
     # hands the feedback over as a stock rtpbin receiver does, one message
     # per frame (feedback-messages=frame, 2026-11-27), it is 78.7 %, and
     # seed 7 is at 41 %: start-up's delay test runs on every frame's message
-    # and ends the ramp on a noise spike more often, before the encoder,
-    # which lags the ramp, has sent what the path carries (docs/results.md,
-    # "Feedback as rtpbin sends it"). The kernel bench is worse still on
+    # and ends the ramp on a noise spike more often, and R^MAX is read from
+    # packets the spike holds back (docs/results.md, "Feedback as rtpbin
+    # sends it"). The kernel bench is worse still on
     # the HSPA profile.
     utils = []
     for seed in range(1, 11):
