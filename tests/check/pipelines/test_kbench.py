@@ -32,14 +32,21 @@ if os.geteuid() != 0:
     print("SKIP: kbench needs root (network namespaces, tc)")
     sys.exit(77)
 
-run = subprocess.run([sys.executable, kbench, scenario, "--duration", str(DURATION), "--json",
-                      "--rcsim", rcsim], capture_output=True, text=True)
-if run.returncode == 77:
-    print("SKIP:", run.stderr.strip())
-    sys.exit(77)
-if run.returncode != 0:
-    fail(f"kbench exited {run.returncode}: {run.stderr[-2000:]}")
-real = json.loads(run.stdout)
+
+def run_kbench(path, duration, skip_prefix):
+    """kbench's JSON for `path`; exits 77 (saying `skip_prefix`) when kbench
+    skips, fails when it fails."""
+    run = subprocess.run([sys.executable, kbench, path, "--duration", str(duration), "--json",
+                          "--rcsim", rcsim], capture_output=True, text=True)
+    if run.returncode == 77:
+        print(skip_prefix, run.stderr.strip())
+        sys.exit(77)
+    if run.returncode != 0:
+        fail(f"kbench {path} exited {run.returncode}: {run.stderr[-2000:]}")
+    return json.loads(run.stdout)
+
+
+real = run_kbench(scenario, DURATION, "SKIP:")
 sim = json.loads(subprocess.run([rcsim, scenario, "--json", "--duration", str(DURATION)],
                                 capture_output=True, text=True, check=True).stdout)
 print("kbench:", json.dumps(real))
@@ -72,14 +79,7 @@ if tc["tc_packets"] != tc["log_packets"] + tc["tcp_after_end"]:
 
 # TCP gets its scenario's delay from the delay line (no netem here).
 TCP_RTT_MS = 100
-run = subprocess.run([sys.executable, kbench, tcp_scenario, "--duration", "8", "--json",
-                      "--rcsim", rcsim], capture_output=True, text=True)
-if run.returncode == 77:
-    print("SKIP (the media part passed):", run.stderr.strip())
-    sys.exit(77)
-if run.returncode != 0:
-    fail(f"kbench {tcp_scenario} exited {run.returncode}: {run.stderr[-2000:]}")
-real = json.loads(run.stdout)
+real = run_kbench(tcp_scenario, 8, "SKIP (the media part passed):")
 hold = real["realtime"].get("tcp_delay_line", {}).get("tcp")
 print("kbench TCP:", json.dumps(real["flows"]), "delay line:", hold)
 if not hold or not TCP_RTT_MS <= hold["p50_ms"] <= TCP_RTT_MS + WAKEUP_MS:
