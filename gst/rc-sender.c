@@ -84,6 +84,21 @@ GST_DEBUG_CATEGORY_STATIC (rc_sender_debug);
  * normal rate control. */
 #define SELECT_WINDOW (300 * GST_MSECOND)
 
+/* Transport-wide messages that arrive together reach the controller as one
+ * (RcSenderConfig.feedback_gather). A stock rtpbin receiver closes one
+ * message per frame and, at each RTCP time, sends the ones it has, each in
+ * an RTCP packet of its own: the sender gets 1-3 within a millisecond,
+ * about 50 ms apart (kernel bench, docs/urcpsender.md, "Feedback
+ * plumbing"). Handed over one by one, the controller judged the moment
+ * when only the oldest frame of a batch had arrived; while a delay spike
+ * drains that is the most delayed one, and URCP's start-up ramp ended on
+ * it and read R^MAX from the packets the spike held back (rcsim,
+ * startup-heavy-tail seed 2: R^MAX 0.15 Mbit/s on a 2 Mbit/s link). The
+ * session hands over what came within feedback_gather of the first message,
+ * at that time: 5 ms is several times the spread of a batch and a tenth of
+ * rtpbin's RTCP interval at these rates. */
+#define DEFAULT_FEEDBACK_GATHER (5 * GST_MSECOND)
+
 typedef struct
 {
   GList link;                   /* in the queue: one allocation per item */
@@ -119,6 +134,10 @@ struct _RcSender
   gint media_pt;                /* -1: unknown */
   GstClockTime last_twcc;
   guint64 twcc_events, twcc_rejected, rr_reports;
+  GArray *gather;               /* RcPacketResult: messages that arrived
+                                 * together, not yet delivered */
+  guint gather_msgs;
+  GstClockTime gather_first, gather_due;        /* NONE: nothing gathered */
 
   /* watchdog */
   RcSenderFeedbackState fb_state;
@@ -178,6 +197,7 @@ rc_sender_config_init (RcSenderConfig * cfg)
   cfg->pacing_factor = DEFAULT_PACING_FACTOR;
   cfg->max_queue_time = DEFAULT_MAX_QUEUE_TIME;
   cfg->circuit_breaker = TRUE;
+  cfg->feedback_gather = DEFAULT_FEEDBACK_GATHER;
 }
 
 void
@@ -222,6 +242,8 @@ rc_sender_new (const RcSenderConfig * cfg, GError ** error)
   rc_seq_unwrap_init (&s->twcc_unwrap);
   s->results = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
   s->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
+  s->gather = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
+  s->gather_first = s->gather_due = GST_CLOCK_TIME_NONE;
   rc_rate_meter_init (&s->send_meter, RATE_SPAN);
   rc_rate_meter_init (&s->acked_meter, RATE_SPAN);
   s->last_recv_ts = GST_CLOCK_TIME_NONE;
@@ -267,6 +289,7 @@ rc_sender_free (RcSender * s)
   rc_controller_free (s->ctrl);
   g_array_unref (s->results);
   g_array_unref (s->reports);
+  g_array_unref (s->gather);
   rc_rate_meter_clear (&s->send_meter);
   rc_rate_meter_clear (&s->acked_meter);
   rc_sender_config_clear (&s->cfg);
@@ -666,11 +689,52 @@ breaker_rr (RcSender * s, const RcReportBlock * b, GstClockTime now)
   breaker_evidence (s, now, grew);
 }
 
+/* Hands `n` results to the controller at `now`. */
+static void
+deliver_results (RcSender * s, RcPacketResult * results, guint n,
+    GstClockTime now)
+{
+  RcFeedback fb = { 0 };
+  gboolean delivered = FALSE;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    if (results[i].lost || !GST_CLOCK_TIME_IS_VALID (results[i].recv_ts))
+      continue;
+    delivered = TRUE;
+    rc_rate_meter_add (&s->acked_meter, results[i].recv_ts, results[i].size);
+    if (!GST_CLOCK_TIME_IS_VALID (s->last_recv_ts) ||
+        results[i].recv_ts > s->last_recv_ts)
+      s->last_recv_ts = results[i].recv_ts;
+  }
+  fb.packets = results;
+  fb.n_packets = n;
+  feedback_arrived (s, now, TRUE);
+  breaker_evidence (s, now, delivered);
+  rc_controller_on_feedback (s->ctrl, &fb, now);
+}
+
+/* The gathered messages, as one, at `now`. */
+static void
+deliver_gathered (RcSender * s, GstClockTime now)
+{
+  GST_LOG ("%u feedback messages (%u packets) gathered since %"
+      GST_TIME_FORMAT ", delivered at %" GST_TIME_FORMAT, s->gather_msgs,
+      s->gather->len, GST_TIME_ARGS (s->gather_first), GST_TIME_ARGS (now));
+  /* The controller reads the array during the call only, as it did the
+   * caller's array when messages were delivered one by one. */
+  deliver_results (s, (RcPacketResult *) s->gather->data, s->gather->len,
+      now);
+  g_array_set_size (s->gather, 0);
+  s->gather_msgs = 0;
+  s->gather_first = s->gather_due = GST_CLOCK_TIME_NONE;
+}
+
 void
 rc_sender_on_packet_results (RcSender * s, RcPacketResult * results,
     guint n, GstClockTime now)
 {
-  RcFeedback fb = { 0 };
+  GstClockTime g = s->cfg.feedback_gather;
   guint i;
 
   if (n == 0 || !GST_CLOCK_TIME_IS_VALID (now))
@@ -680,24 +744,24 @@ rc_sender_on_packet_results (RcSender * s, RcPacketResult * results,
     if (results[i].pt >= 0)
       results[i].is_fec = results[i].pt != s->media_pt;
   s->last_twcc = now;
-  for (i = 0; i < n; i++) {
-    if (results[i].lost || !GST_CLOCK_TIME_IS_VALID (results[i].recv_ts))
-      continue;
-    rc_rate_meter_add (&s->acked_meter, results[i].recv_ts, results[i].size);
-    if (!GST_CLOCK_TIME_IS_VALID (s->last_recv_ts) ||
-        results[i].recv_ts > s->last_recv_ts)
-      s->last_recv_ts = results[i].recv_ts;
+  if (g == 0) {
+    deliver_results (s, results, n, now);
+    return;
   }
-  fb.packets = results;
-  fb.n_packets = n;
-  feedback_arrived (s, now, TRUE);
-  {
-    gboolean delivered = FALSE;
-    for (i = 0; i < n && !delivered; i++)
-      delivered = !results[i].lost;
-    breaker_evidence (s, now, delivered);
-  }
-  rc_controller_on_feedback (s->ctrl, &fb, now);
+  /* Nobody polled at the due time: the earlier batch first. */
+  if (s->gather->len && now >= s->gather_due)
+    deliver_gathered (s, now);
+  if (s->gather->len == 0)
+    s->gather_first = now;
+  g_array_append_vals (s->gather, results, n);
+  s->gather_msgs++;
+  s->gather_due = s->gather_first + g;
+}
+
+GstClockTime
+rc_sender_feedback_due (RcSender * s)
+{
+  return s->gather_due;
 }
 
 gboolean
@@ -904,6 +968,8 @@ rc_sender_poll (RcSender * s, GstClockTime now, GArray * actions)
   if (!GST_CLOCK_TIME_IS_VALID (now))
     return GST_CLOCK_TIME_NONE;
 
+  if (s->gather->len && now >= s->gather_due)
+    deliver_gathered (s, now);
   if (!GST_CLOCK_TIME_IS_VALID (s->next_tick))
     s->next_tick = now;
   if (now >= s->next_tick) {
@@ -945,7 +1011,8 @@ rc_sender_poll (RcSender * s, GstClockTime now, GArray * actions)
     s->fec_bps = d.fec_bps;
     g_array_append_val (actions, a);
   }
-  return s->next_tick;
+  return GST_CLOCK_TIME_IS_VALID (s->gather_due) ?
+      MIN (s->next_tick, s->gather_due) : s->next_tick;
 }
 
 /* ----------------------------------------------------------------- stats */

@@ -55,10 +55,15 @@ typedef struct
                                  * 0: no bound */
   gboolean circuit_breaker;     /* the RFC 8083 circuit breaker (see
                                  * rc_sender_admit) */
+  GstClockTime feedback_gather; /* per-packet feedback messages that arrive
+                                 * within this of the first of them reach
+                                 * the controller as one, this long after
+                                 * it; 0: each at once (see
+                                 * rc_sender_on_packet_results) */
 } RcSenderConfig;
 
 /* urcp, rc_rate_limits_init(), pacing on, factor 1.5, 250 ms, circuit
- * breaker on. */
+ * breaker on, feedback gathered for 5 ms. */
 void rc_sender_config_init (RcSenderConfig * cfg);
 void rc_sender_config_copy (RcSenderConfig * dst, const RcSenderConfig * src);
 void rc_sender_config_clear (RcSenderConfig * cfg);
@@ -190,9 +195,17 @@ gboolean rc_sender_on_twcc (RcSender * s, const GstStructure * event,
     GstClockTime now, GstClockTime local_now, RcTwccParseInfo * info);
 /* Per-packet results already on the sender's timebase (rcsim). The array
  * is the caller's; the session fills in is_fec (see
- * rc_sender_set_media_pt). */
+ * rc_sender_set_media_pt). With cfg.feedback_gather > 0 (the default) the
+ * results wait, with any that arrive within feedback_gather after them,
+ * and reach the controller as one message at the first rc_sender_poll()
+ * at or after rc_sender_feedback_due(): a receiver that sends several
+ * messages at once (a stock rtpbin: one per frame) is heard once per
+ * sending, as one that sends one message would be. */
 void rc_sender_on_packet_results (RcSender * s, RcPacketResult * results,
     guint n, GstClockTime now);
+/* When gathered feedback is due at the controller (poll then); NONE if
+ * nothing waits. */
+GstClockTime rc_sender_feedback_due (RcSender * s);
 /* Report blocks, as rc_rtcp_parse() gives them. Blocks about other media
  * SSRCs are dropped (not TMMBN, whose SSRC names the entry's owner);
  * receiver reports are dropped while transport-wide feedback is fresh (it
@@ -201,9 +214,10 @@ void rc_sender_on_reports (RcSender * s, const RcReportBlock * blocks,
     guint n, GstClockTime now);
 
 /* ---- decisions */
-/* Runs what is due at `now` and appends RcSenderAction values to
- * `actions`, at most one of each kind. Returns when the next controller
- * tick is due, NONE if `now` is. */
+/* Runs what is due at `now` (gathered feedback first) and appends
+ * RcSenderAction values to `actions`, at most one of each kind. Returns
+ * when to poll next: the next controller tick, or gathered feedback if it
+ * is due sooner; NONE if `now` is not valid. */
 GstClockTime rc_sender_poll (RcSender * s, GstClockTime now,
     GArray * actions);
 /* The controller's decision as the session applies it (the watchdog may

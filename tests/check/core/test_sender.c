@@ -155,6 +155,10 @@ new_sender (const gchar * controller, gboolean pacing)
   cfg.pacing = pacing;
   cfg.limits.min_bps = 100000;
   cfg.limits.start_bps = 800000;
+  /* These tests are about what the session does with feedback, not when
+   * it hands it over: each message at once (test_feedback_gather checks
+   * the default). */
+  cfg.feedback_gather = 0;
   s = rc_sender_new (&cfg, &err);
   fail_unless (s != NULL, "%s", err ? err->message : "");
   rc_sender_config_clear (&cfg);
@@ -943,6 +947,71 @@ GST_START_TEST (test_report_arbitration)
 
 GST_END_TEST;
 
+/* Transport-wide messages that arrive together (a stock rtpbin receiver
+ * sends one per frame, several at once) reach the controller as one, at
+ * the end of the gather time after the first: poll says when. One that
+ * comes later starts the next batch; one that comes after an unpolled due
+ * time first hands over the batch before it. */
+GST_START_TEST (test_feedback_gather)
+{
+  RcSenderConfig cfg;
+  RcSender *s;
+  RcPacketResult r[3] = { {0} };
+  GArray *a = actions_new ();
+  guint i;
+
+  register_trivial ();
+  rc_sender_config_init (&cfg);
+  cfg.controller = rc_controller_lookup ("trivial");
+  fail_unless_equals_uint64 (cfg.feedback_gather, 5 * MS);
+  s = rc_sender_new (&cfg, NULL);
+  rc_sender_config_clear (&cfg);
+  for (i = 0; i < 3; i++) {
+    r[i].seq = i;
+    r[i].send_ts = i * 10 * MS;
+    r[i].recv_ts = 40 * MS + i * 10 * MS;
+    r[i].size = 1000;
+  }
+  fail_unless_equals_uint64 (rc_sender_feedback_due (s), GST_CLOCK_TIME_NONE);
+  rc_sender_on_packet_results (s, r, 2, 100 * MS);
+  rc_sender_on_packet_results (s, r + 2, 1, 100 * MS + 300 * GST_USECOND);
+  fail_unless_equals_int (trivial_of (s)->feedback, 0);
+  fail_unless_equals_uint64 (rc_sender_feedback_due (s), 105 * MS);
+  /* Not due yet: poll says when to come back. */
+  fail_unless (rc_sender_poll (s, 104 * MS, a) <= 105 * MS);
+  fail_unless_equals_int (trivial_of (s)->feedback, 0);
+  rc_sender_poll (s, 105 * MS, a);
+  fail_unless_equals_int (trivial_of (s)->feedback, 1);
+  fail_unless_equals_int (trivial_of (s)->packets, 3);
+  fail_unless_equals_uint64 (rc_sender_feedback_due (s), GST_CLOCK_TIME_NONE);
+
+  /* Nobody polls at 155 ms: the message at 160 ms hands over the one from
+   * 150 ms first, and waits itself. */
+  rc_sender_on_packet_results (s, r, 1, 150 * MS);
+  rc_sender_on_packet_results (s, r + 1, 1, 160 * MS);
+  fail_unless_equals_int (trivial_of (s)->feedback, 2);
+  fail_unless_equals_int (trivial_of (s)->packets, 4);
+  fail_unless_equals_uint64 (rc_sender_feedback_due (s), 165 * MS);
+  rc_sender_poll (s, 170 * MS, a);
+  fail_unless_equals_int (trivial_of (s)->feedback, 3);
+  rc_sender_free (s);
+
+  /* feedback_gather 0: each message at once. */
+  rc_sender_config_init (&cfg);
+  cfg.controller = rc_controller_lookup ("trivial");
+  cfg.feedback_gather = 0;
+  s = rc_sender_new (&cfg, NULL);
+  rc_sender_config_clear (&cfg);
+  rc_sender_on_packet_results (s, r, 2, 100 * MS);
+  rc_sender_on_packet_results (s, r + 2, 1, 100 * MS);
+  fail_unless_equals_int (trivial_of (s)->feedback, 2);
+  fail_unless_equals_uint64 (rc_sender_feedback_due (s), GST_CLOCK_TIME_NONE);
+  g_array_unref (a);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
 /* Per-packet results of another payload type than the media's are repair
  * packets. */
 GST_START_TEST (test_fec_results_marked)
@@ -1115,6 +1184,7 @@ sender_suite (void)
   tcase_add_test (tc, test_pacing_queue);
   tcase_add_test (tc, test_tick_cadence);
   tcase_add_test (tc, test_report_arbitration);
+  tcase_add_test (tc, test_feedback_gather);
   tcase_add_test (tc, test_fec_results_marked);
   tcase_add_test (tc, test_twcc_translation);
   tcase_add_test (tc, test_registry);
