@@ -142,6 +142,7 @@ enum
   PROP_PACING_FACTOR,
   PROP_MAX_QUEUE_TIME,
   PROP_CIRCUIT_BREAKER,
+  PROP_FEEDBACK_GATHER_TIME,
   PROP_ENCODER,
   PROP_CONFIGURE_ENCODER,
   PROP_TEMPORAL_LAYERS,
@@ -449,6 +450,72 @@ carry_out (GstUrcpSender * self, const RcSenderAction * a, guint n)
 
 /* ------------------------------------------------------------- feedback */
 
+static void schedule_feedback_locked (GstUrcpSender * self);
+
+/* Gathered feedback is due (rc_sender_feedback_due): poll the session, so
+ * it reaches the controller on time even while no packet or RTCP comes. */
+static gboolean
+feedback_due_cb (GstClock * clock, GstClockTime time, GstClockID id,
+    gpointer user_data)
+{
+  GstUrcpSender *self = user_data;
+  RcSenderAction a[MAX_ACTIONS];
+  GstClockTime now = running_time_now (self);
+  guint n = 0;
+
+  g_mutex_lock (&self->ctrl_lock);
+  if (self->fb_clock_id != id) {
+    g_mutex_unlock (&self->ctrl_lock);
+    return TRUE;                /* superseded or unscheduled */
+  }
+  gst_clock_id_unref (self->fb_clock_id);
+  self->fb_clock_id = NULL;
+  if (self->sender && GST_CLOCK_TIME_IS_VALID (now)) {
+    n = poll_locked (self, now, a, MAX_ACTIONS);
+    /* Woken a little early by the clock: wait again. */
+    schedule_feedback_locked (self);
+  }
+  g_mutex_unlock (&self->ctrl_lock);
+  carry_out (self, a, n);
+  return TRUE;
+}
+
+static void
+unschedule_feedback_locked (GstUrcpSender * self)
+{
+  if (!self->fb_clock_id)
+    return;
+  gst_clock_id_unschedule (self->fb_clock_id);
+  gst_clock_id_unref (self->fb_clock_id);
+  self->fb_clock_id = NULL;
+}
+
+/* A one-shot wait on the element clock for the session's gathered
+ * feedback, unless one waits for it already. Without a clock (not
+ * PLAYING) the next poll delivers it. ctrl_lock held. */
+static void
+schedule_feedback_locked (GstUrcpSender * self)
+{
+  GstClockTime due = self->sender ?
+      rc_sender_feedback_due (self->sender) : GST_CLOCK_TIME_NONE;
+  GstClock *clock;
+
+  if (!GST_CLOCK_TIME_IS_VALID (due) ||
+      (self->fb_clock_id && self->fb_clock_due == due))
+    return;
+  unschedule_feedback_locked (self);
+  clock = gst_element_get_clock (GST_ELEMENT (self));
+  if (!clock)
+    return;
+  self->fb_clock_id = gst_clock_new_single_shot_id (clock,
+      due + gst_element_get_base_time (GST_ELEMENT (self)));
+  self->fb_clock_due = due;
+  if (gst_clock_id_wait_async (self->fb_clock_id, feedback_due_cb,
+          gst_object_ref (self), gst_object_unref) != GST_CLOCK_OK)
+    unschedule_feedback_locked (self);
+  gst_object_unref (clock);
+}
+
 static void
 handle_twcc (GstUrcpSender * self, const GstStructure * s)
 {
@@ -462,8 +529,10 @@ handle_twcc (GstUrcpSender * self, const GstStructure * s)
   have = self->sender != NULL;
   if (have)
     ok = rc_sender_on_twcc (self->sender, s, now, local_now, &info);
-  if (ok)
+  if (ok) {
     n = poll_locked (self, now, a, MAX_ACTIONS);
+    schedule_feedback_locked (self);
+  }
   g_mutex_unlock (&self->ctrl_lock);
   if (!have)
     return;
@@ -1147,6 +1216,7 @@ set_flushing (GstUrcpSender * self, gboolean flushing)
     self->srcresult = GST_FLOW_FLUSHING;
     if (self->clock_id)
       gst_clock_id_unschedule (self->clock_id);
+    unschedule_feedback_locked (self);
     g_cond_signal (&self->queue_cond);
     g_cond_broadcast (&self->space_cond);
   } else {
@@ -1460,6 +1530,9 @@ gst_urcp_sender_set_property (GObject * object, guint prop_id,
     case PROP_CIRCUIT_BREAKER:
       self->cfg.circuit_breaker = g_value_get_boolean (value);
       break;
+    case PROP_FEEDBACK_GATHER_TIME:
+      self->cfg.feedback_gather = g_value_get_uint64 (value);
+      break;
     case PROP_ENCODER:
       gst_clear_object (&self->encoder_prop);
       self->encoder_prop = g_value_dup_object (value);
@@ -1549,6 +1622,9 @@ gst_urcp_sender_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CIRCUIT_BREAKER:
       g_value_set_boolean (value, self->cfg.circuit_breaker);
+      break;
+    case PROP_FEEDBACK_GATHER_TIME:
+      g_value_set_uint64 (value, self->cfg.feedback_gather);
       break;
     case PROP_ENCODER:
       g_value_set_object (value, self->encoder_prop);
@@ -1709,6 +1785,13 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
           "If nothing can leave (downstream blocks), the queue stops at 8192 "
           "packets or 16 MiB and blocks upstream",
           GST_MSECOND, 10 * GST_SECOND, def.max_queue_time, rw));
+  g_object_class_install_property (gobject_class, PROP_FEEDBACK_GATHER_TIME,
+      g_param_spec_uint64 ("feedback-gather-time", "Feedback gather time",
+          "Transport-wide feedback messages that arrive within this time "
+          "after the first of them reach the controller as one, at the end "
+          "of it (ns): a stock rtpbin receiver sends one per frame, several "
+          "at once. 0: each message at once", 0, 100 * GST_MSECOND,
+          def.feedback_gather, rw));
   g_object_class_install_property (gobject_class, PROP_CIRCUIT_BREAKER,
       g_param_spec_boolean ("circuit-breaker", "Circuit breaker",
           "RFC 8083 circuit breaker: when nothing confirms for 15 s (3 RTCP "

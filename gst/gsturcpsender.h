@@ -36,6 +36,8 @@ struct _GstUrcpSender
   gboolean flushing;
   GstFlowReturn srcresult;
   GstClockID clock_id;
+  GstClockID fb_clock_id;       /* wakes the session for gathered feedback */
+  GstClockTime fb_clock_due;
   gboolean warned_no_twcc_caps;
   gchar *unknown_encoder;       /* (ctrl_lock) an encoder found but not
                                  * driven, to be said on the bus */

@@ -114,6 +114,10 @@ sender_harness_new (const gchar * caps, const gchar * first_prop, ...)
   fail_unless (e != NULL, "urcpsender not found; GST_PLUGIN_PATH?");
   if (harness_bus)
     gst_element_set_bus (e, harness_bus);
+  /* Each feedback event reaches the controller as it comes, so the tests
+   * see its effect at once, and no gather wait sits among the clock waits
+   * they crank (test_feedback_gathered checks the default). */
+  g_object_set (e, "feedback-gather-time", (guint64) 0, NULL);
   if (first_prop) {
     va_start (ap, first_prop);
     g_object_set_valist (G_OBJECT (e), first_prop, ap);
@@ -1242,6 +1246,51 @@ on_target_notify (GObject * obj, GParamSpec * ps, Recorder * r)
   g_array_append_val (r->values, v);
 }
 
+/* Feedback events that arrive together (a stock rtpbin receiver sends one
+ * per frame, several at once) reach the controller as one message when the
+ * gather time after the first has passed, on a clock wait of its own. */
+GST_START_TEST (test_feedback_gathered)
+{
+  GstElement *fresh = gst_element_factory_make ("urcpsender", NULL);
+  GstHarness *h;
+  guint64 gather = 0;
+  Sim sim;
+  Fb *f;
+  guint i;
+
+  g_object_get (fresh, "feedback-gather-time", &gather, NULL);
+  fail_unless_equals_uint64 (gather, 5 * MS);
+  gst_object_unref (fresh);
+
+  h = sender_harness_new (CAPS_TWCC, "pacing", FALSE, "feedback-gather-time",
+      (guint64) (5 * MS), NULL);
+  sim_init (&sim, h, 0);
+  for (i = 0; i < 6; i++) {
+    sim_set_time (&sim, i * 10 * MS);
+    sim_send (&sim, PKT_SIZE);
+  }
+  sim_set_time (&sim, 80 * MS);
+  f = (Fb *) sim.pending->data;
+  for (i = 0; i < 6; i++)
+    f[i].remote = f[i].local + 30 * MS;
+  /* two frames' messages at the same instant */
+  fail_unless (gst_harness_push_upstream_event (h, twcc_event_new (f, 3)));
+  fail_unless (gst_harness_push_upstream_event (h, twcc_event_new (f + 3,
+              3)));
+  fail_unless_equals_uint64 (stats_u64 (h->element, "twcc-events"), 2);
+  fail_unless_equals_uint64 (stats_u64 (h->element, "feedback-count"), 0);
+  /* The gather wait: at 85 ms both reach the controller as one. */
+  fail_unless (gst_harness_crank_single_clock_wait (h));
+  fail_unless_equals_uint64 (gst_clock_get_time (GST_ELEMENT_CLOCK
+          (h->element)), 85 * MS);
+  fail_unless_equals_uint64 (stats_u64 (h->element, "feedback-count"), 1);
+  fail_unless_equals_uint64 (stats_u64 (h->element, "packets-acked"), 6);
+  sim_clear (&sim);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_twcc_drives_encoder)
 {
   GstElement *enc = gst_element_factory_make ("vp8enc", "enc");
@@ -2297,6 +2346,7 @@ urcpsender_suite (void)
   tc = tcase_create ("feedback");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_twcc_drives_encoder);
+  tcase_add_test (tc, test_feedback_gathered);
   tcase_add_test (tc, test_encoder_found_upstream);
   tcase_add_test (tc, test_encoder_not_configured);
   tcase_add_test (tc, test_temporal_layers);
