@@ -50,7 +50,7 @@ static const gchar *flow_keys[] = {
   "app-limit", "feedback", "feedback-interval-ms", "feedback-messages",
   "rtcp-interval-ms",
   "receiver-reports", "adapt-rtcp-interval", "playout-latency-ms",
-  "pacer-max-queue-ms", "pacing",
+  "pacer-max-queue-ms", "pacing", "feedback-gather-ms",
   "clock-offset-ms", "clock-skew-ppm", "pause", "fec", "temporal-layers",
   /* and every controller's parameters, "<controller>-<parameter>" */
   /* tcp */
@@ -613,6 +613,10 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
           (gdouble) base.sender.max_queue_time / GST_MSECOND, &v, error))
     goto fail;
   base.sender.max_queue_time = ms (v);
+  if (!get_nonneg (kf, g, "feedback-gather-ms",
+          (gdouble) base.sender.feedback_gather / GST_MSECOND, &v, error))
+    goto fail;
+  base.sender.feedback_gather = ms (v);
   if (g_key_file_has_key (kf, g, "pacing", NULL)) {
     GError *err = NULL;
     base.sender.pacing = g_key_file_get_boolean (kf, g, "pacing", &err);
