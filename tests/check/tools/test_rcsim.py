@@ -402,16 +402,15 @@ def test_urcp_clean_utilization(c):
 
 def test_urcp_wimax_utilization(c):
     # One seed is one draw of the noise and loss: judge the mean over ten,
-    # and let no single seed fall far below. This guards what URCP does now;
-    # it is not the goal (90 %, the URCP-quality issue). With one feedback
-    # message per 50 ms the mean was 91.9 % (lowest seed 76 %). Since rcsim
-    # hands the feedback over as a stock rtpbin receiver does, one message
-    # per frame (feedback-messages=frame, 2026-11-27), it is 78.7 %, and
-    # seed 7 is at 41 %: start-up's delay test runs on every frame's message
-    # and ends the ramp on a noise spike more often, and R^MAX is read from
-    # packets the spike holds back (docs/results.md, "Feedback as rtpbin
-    # sends it"). The kernel bench is worse still on
-    # the HSPA profile.
+    # and let no single seed fall far below. With one feedback message per
+    # 50 ms the mean was 91.9 % (lowest seed 76 %). rcsim then handed the
+    # feedback over as a stock rtpbin receiver sends it, one message per
+    # frame (feedback-messages=frame, 2026-11-27): 78.7 %, seed 7 at 41 %,
+    # because URCP judged each frame's message alone and its start-up ended
+    # on noise spikes. Since the sender session gathers the messages that
+    # arrive together into one (feedback-gather-ms, 5 ms), it is 90.5 %,
+    # lowest seed 67 % (seed 8): the 90 % goal of the URCP-quality issue is
+    # met on the mean; its spread is not yet.
     utils = []
     for seed in range(1, 11):
         j, _ = c.json(c.scen("noisy-wimax.ini"), "--controller", "urcp", "--seed", str(seed))
@@ -419,8 +418,8 @@ def test_urcp_wimax_utilization(c):
     mean = sum(utils) / len(utils)
     print("noisy-wimax utilization per seed: " + " ".join(f"{u:.3f}" for u in utils) +
           f"; mean {mean:.3f}")
-    check(mean >= 0.75, f"noisy-wimax: URCP mean utilization {mean:.1%} < 75 %")
-    check(min(utils) >= 0.35, f"noisy-wimax: a seed at {min(utils):.1%} < 35 %")
+    check(mean >= 0.90, f"noisy-wimax: URCP mean utilization {mean:.1%} < 90 %")
+    check(min(utils) >= 0.60, f"noisy-wimax: a seed at {min(utils):.1%} < 60 %")
 
 
 def test_utilization_counts_lost(c):
