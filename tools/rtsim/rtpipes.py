@@ -189,12 +189,15 @@ BITRATE_DEFAULTS = {"min-bitrate": 50000, "start-bitrate": 300000, "max-bitrate"
 def sender_props(flow, ctrl):
     """The flow's keys that are urcpsender properties of the same name (and
     unit): its controller's parameters and its bitrate limits
-    (docs/scenarios.md), plus the pacer keys under urcpsender's names."""
+    (docs/scenarios.md), plus the pacer and feedback-gather keys under
+    urcpsender's names."""
     props = {k: v for k, v in flow.keys.items() if k in SENDER_KEYS or k.startswith(ctrl + "-")}
     if "pacing" in flow.keys:
         props["pacing"] = flow.keys["pacing"]
     if "pacer-max-queue-ms" in flow.keys:
         props["max-queue-time"] = str(int(float(flow.keys["pacer-max-queue-ms"]) * Gst.MSECOND))
+    if "feedback-gather-ms" in flow.keys:
+        props["feedback-gather-time"] = str(int(float(flow.keys["feedback-gather-ms"]) * Gst.MSECOND))
     return props
 
 
