@@ -139,8 +139,7 @@ struct _RcSender
   GArray *gather;               /* RcPacketResult: messages that arrived
                                  * together, not yet delivered */
   guint gather_msgs;
-  GstClockTime gather_first, gather_last, gather_due;  /* NONE: nothing
-                                                         * gathered */
+  GstClockTime gather_first, gather_last;       /* NONE: nothing gathered */
 
   /* watchdog */
   RcSenderFeedbackState fb_state;
@@ -246,7 +245,7 @@ rc_sender_new (const RcSenderConfig * cfg, GError ** error)
   s->results = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
   s->reports = g_array_new (FALSE, FALSE, sizeof (RcReportBlock));
   s->gather = g_array_new (FALSE, FALSE, sizeof (RcPacketResult));
-  s->gather_first = s->gather_last = s->gather_due = GST_CLOCK_TIME_NONE;
+  s->gather_first = s->gather_last = GST_CLOCK_TIME_NONE;
   rc_rate_meter_init (&s->send_meter, RATE_SPAN);
   rc_rate_meter_init (&s->acked_meter, RATE_SPAN);
   s->last_recv_ts = GST_CLOCK_TIME_NONE;
@@ -733,7 +732,7 @@ deliver_gathered (RcSender * s, GstClockTime now)
       now);
   g_array_set_size (s->gather, 0);
   s->gather_msgs = 0;
-  s->gather_first = s->gather_last = s->gather_due = GST_CLOCK_TIME_NONE;
+  s->gather_first = s->gather_last = GST_CLOCK_TIME_NONE;
 }
 
 void
@@ -755,20 +754,20 @@ rc_sender_on_packet_results (RcSender * s, RcPacketResult * results,
     return;
   }
   /* Nobody polled at the due time: the earlier batch first. */
-  if (s->gather->len && now >= s->gather_due)
+  if (s->gather->len && now >= rc_sender_feedback_due (s))
     deliver_gathered (s, now);
   if (s->gather->len == 0)
     s->gather_first = now;
   g_array_append_vals (s->gather, results, n);
   s->gather_msgs++;
   s->gather_last = now;
-  s->gather_due = s->gather_first + g;
 }
 
 GstClockTime
 rc_sender_feedback_due (RcSender * s)
 {
-  return s->gather_due;
+  return s->gather->len ? s->gather_first + s->cfg.feedback_gather :
+      GST_CLOCK_TIME_NONE;
 }
 
 gboolean
@@ -975,7 +974,7 @@ rc_sender_poll (RcSender * s, GstClockTime now, GArray * actions)
   if (!GST_CLOCK_TIME_IS_VALID (now))
     return GST_CLOCK_TIME_NONE;
 
-  if (s->gather->len && now >= s->gather_due)
+  if (s->gather->len && now >= rc_sender_feedback_due (s))
     deliver_gathered (s, now);
   if (!GST_CLOCK_TIME_IS_VALID (s->next_tick))
     s->next_tick = now;
@@ -1018,8 +1017,8 @@ rc_sender_poll (RcSender * s, GstClockTime now, GArray * actions)
     s->fec_bps = d.fec_bps;
     g_array_append_val (actions, a);
   }
-  return GST_CLOCK_TIME_IS_VALID (s->gather_due) ?
-      MIN (s->next_tick, s->gather_due) : s->next_tick;
+  return s->gather->len ? MIN (s->next_tick, rc_sender_feedback_due (s)) :
+      s->next_tick;
 }
 
 /* ----------------------------------------------------------------- stats */
