@@ -248,10 +248,13 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
  * eq. 18 must integrate that same mean, or its balance (k0 = E[delta] R)
  * is not the one eq. 16 sets k0 for. Timed by arrivals it is not, behind a
  * stock rtpbin receiver: that closes one transport-wide feedback message
- * per frame and sends those it has in its next RTCP packet, ~50 ms apart
- * (docs/urcpsender.md), so the oldest frame of each packet got the whole
- * gap and the others none; when a delay spike drains, the oldest frame has
- * the highest delta. On the kernel bench with the 4G noise
+ * per frame and sends those it has at each RTCP time, back to back, several
+ * when a delay spike completed several frames (docs/urcpsender.md), so the
+ * oldest frame of such a batch got the whole gap and the others none; when
+ * a spike drains, the oldest frame has the highest delta. (The sender
+ * session now gathers a batch into one message; send spans keep eq. 18
+ * independent of how a receiver cuts its feedback.) On the kernel bench
+ * with the 4G noise
  * (cellular-trace, 2026-11-27) a third of the messages came within 5 ms of
  * the one before; the arrival-timed mean of delta was 34 ms against a
  * delta^AVE of 26 ms and a delta^MIN of 20 ms, and eq. 16 balances there at

@@ -842,12 +842,12 @@ media_feedback_arrive (Sim * sim, SimFlow * f, SimPkt * p)
   /* The sender's record of what it sent completes each result, as
    * rtpsession's TWCC manager does before it emits RTPTWCCPackets. A stock
    * rtpbin receiver closes a transport-wide feedback message at each
-   * marker-bit packet, one per frame, and sends the messages it has in its
-   * next RTCP packet (docs/urcpsender.md, "Feedback plumbing"): the sender
-   * gets them one after another at the same instant, each holding one
-   * frame's packets (kernel bench, 4G noise: 1-3 per RTCP packet, ~50 ms
-   * apart). feedback-messages=interval delivers the packet's results as
-   * one message. */
+   * marker-bit packet, one per frame, and sends the messages it has at
+   * each RTCP time, back to back (docs/urcpsender.md, "Feedback plumbing"):
+   * the sender gets them one after another at the same instant, each
+   * holding one frame's packets, and its session gathers them
+   * (feedback-gather-ms). feedback-messages=interval delivers the packet's
+   * results as one message. */
   for (i = 0; i < p->results->len; i++) {
     RcPacketResult *r = &res[i];
     guint64 fr = G_MAXUINT64;
