@@ -193,7 +193,12 @@ instance_add_sample (Urcp * u, UrcpInstance * in, GstClockTime now,
   if (u->adapt && rc_avg_window_age (&in->rate_win) >= URCP_WINDOW_MIN_AGE) {
     in->rmax = MAX (in->rmax, in->rave);        /* eq. 14 */
     if (in == &u->delay) {
-      in->sig_min = MIN (in->sig_min, in->sig_ave);     /* eq. 15 */
+      /* eq. 15, floored before the probe reads it: the probe's gate and
+       * its failure test are fractions of the delta^MIN eq. 19 works with.
+       * Unfloored they read delta^AVE (1.2 ms) where eq. 19 had the floor
+       * (17 ms, one packet at an R^MAX of 0.49 Mbit/s), and a 0.4 ms rise
+       * failed probes after the capacity rose (RFC 8867 5.3 in rcsim). */
+      in->sig_min = MAX (MIN (in->sig_min, in->sig_ave), in->floor);
       rc_urcp_rmax_probe (u, now, sent_bps);
     }
   }

@@ -325,6 +325,43 @@ GST_START_TEST (test_urcp_probe_ramp)
 
 GST_END_TEST;
 
+/* RFC 8867 sec. 5.3's schedules (forward 2 -> 1 -> 0.5 -> 2 Mbit/s at
+ * 20/40/60 s, the reverse link carrying the forward flow's feedback at
+ * 0.8 Mbit/s from 35 to 70 s, a media flow each way): after the forward
+ * capacity returns to 2 Mbit/s, the forward flow probes up to it. Its
+ * delta^MIN is the floor (one packet at an R^MAX of ~0.5 Mbit/s, ~17 ms)
+ * while delta^AVE is ~1 ms on the emptied link; the probe judged against
+ * the unfloored delta^AVE failed on a 0.4 ms rise of the envelope, and the
+ * doubled waits held the flow at ~0.66 Mbit/s to the end (three seeds). */
+GST_START_TEST (test_urcp_probe_after_capacity_returns)
+{
+  guint seed;
+
+  for (seed = 1; seed <= 3; seed++) {
+    SimScenario *scen;
+    Sim *sim = sim_from_text (g_strdup ("[scenario]\nduration=100\n"
+            "[link]\ncapacity=2000000\nqueue-limit-ms=300\noverhead=28\n"
+            "schedule=0:2000000,20:1000000,40:500000,60:2000000\n"
+            "[reverse]\ncapacity=2000000\nqueue-limit-ms=300\n"
+            "overhead=28\nschedule=0:2000000,35:800000,70:2000000\n"
+            "[flow:fwd]\nkind=media\ndirection=forward\ndelay-ms=50\n"
+            "[flow:rev]\nkind=media\ndirection=reverse\ndelay-ms=50\n"),
+        seed, &scen);
+    SimWindow w;
+
+    sim_run_until (sim, 100 * S);
+    w = window (sim, 0, 70 * S, 100 * S);
+    GST_INFO ("seed %u: forward goodput 70-100 s %.0f bit/s, %u probes, "
+        "%u failed", seed, w.goodput_bps, stat_uint (sim, 0, "probes"),
+        stat_uint (sim, 0, "probes-failed"));
+    fail_unless (w.goodput_bps >= 0.6 * 2e6, "seed %u: goodput %.0f", seed,
+        w.goodput_bps);
+    sim_done (sim, scen);
+  }
+}
+
+GST_END_TEST;
+
 /* Capacity halves at 60 s: the rate follows it down without standing loss
  * or a standing queue. */
 GST_START_TEST (test_urcp_capacity_halves)
@@ -978,6 +1015,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_low_phase_noise_spike);
   tcase_add_test (tc, test_urcp_rmax_heavy_tail);
   tcase_add_test (tc, test_urcp_probe_ramp);
+  tcase_add_test (tc, test_urcp_probe_after_capacity_returns);
   tcase_add_test (tc, test_urcp_capacity_halves);
   tcase_add_test (tc, test_urcp_capacity_falls);
   tcase_add_test (tc, test_urcp_two_flows_fair);
