@@ -186,6 +186,11 @@ SENDER_KEYS = ("min-bitrate", "start-bitrate", "max-bitrate", "temporal-layers")
 BITRATE_DEFAULTS = {"min-bitrate": 50000, "start-bitrate": 300000, "max-bitrate": 20000000}
 
 
+# Scenario keys in ms that are urcpsender properties in ns.
+MS_KEYS_AS_NS = {"pacer-max-queue-ms": "max-queue-time",
+                 "feedback-gather-ms": "feedback-gather-time"}
+
+
 def sender_props(flow, ctrl):
     """The flow's keys that are urcpsender properties of the same name (and
     unit): its controller's parameters and its bitrate limits
@@ -194,10 +199,9 @@ def sender_props(flow, ctrl):
     props = {k: v for k, v in flow.keys.items() if k in SENDER_KEYS or k.startswith(ctrl + "-")}
     if "pacing" in flow.keys:
         props["pacing"] = flow.keys["pacing"]
-    if "pacer-max-queue-ms" in flow.keys:
-        props["max-queue-time"] = str(int(float(flow.keys["pacer-max-queue-ms"]) * Gst.MSECOND))
-    if "feedback-gather-ms" in flow.keys:
-        props["feedback-gather-time"] = str(int(float(flow.keys["feedback-gather-ms"]) * Gst.MSECOND))
+    for key, prop in MS_KEYS_AS_NS.items():
+        if key in flow.keys:
+            props[prop] = str(int(float(flow.keys[key]) * Gst.MSECOND))
     return props
 
 
