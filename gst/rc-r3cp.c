@@ -103,13 +103,18 @@ rc_r3cp_recv_period (RcR3cpRecv * r, gdouble p, gdouble recv_bps,
     GstClockTime rtt)
 {
   const RcR3cpConfig *c = &r->cfg;
-  gdouble d, per_packet, desired_max, rho = r->rho;
+  gdouble d, per_packet, desired_max, rho = r->rho, f;
 
+  /* one push per period: CLAMP and MAX evaluate their argument more than
+   * once, which fed each sample to the RLS two or three times and let a
+   * forecast past 1 through (a request of max-bps, 100x what arrived) */
   r->p = CLAMP (p, 0, 1);
-  r->p_hat = CLAMP (rc_rls_push (&r->loss, r->p), 0, 1);
+  f = rc_rls_push (&r->loss, r->p);
+  r->p_hat = CLAMP (f, 0, 1);
   if (GST_CLOCK_TIME_IS_VALID (rtt)) {
     r->rtt_s = (gdouble) rtt / GST_SECOND;
-    r->rtt_hat_s = MAX (rc_rls_push (&r->rtt, r->rtt_s), 0);
+    f = rc_rls_push (&r->rtt, r->rtt_s);
+    r->rtt_hat_s = MAX (f, 0);
   }
   d = r->rtt_hat_s > 0 ? r->rtt_hat_s : DEFAULT_RTT_S;
   r->now = state_of (c, r->p);
