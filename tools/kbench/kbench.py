@@ -289,7 +289,7 @@ class UdpTap:
         self.rtp = rtp
         self.overhead = runner.overhead
         self.lock = threading.Lock()
-        self.recs = []                             # [entry, size, departure, arrival, key, kind]
+        self.recs = []                             # [entry, size, departure, arrival, key, kind, capture]
         self.by_key = collections.defaultdict(collections.deque)
         self.closed = False
 
@@ -305,7 +305,8 @@ class UdpTap:
             if self.closed:
                 return Gst.PadProbeReturn.DROP
             rec = [t, buf.get_size() + self.overhead, None, None, k,
-                   rp.packet_kind(self.flow, self.kind, k) if self.rtp else self.kind]
+                   rp.packet_kind(self.flow, self.kind, k) if self.rtp else self.kind,
+                   rp.capture_time(pad, buf) if self.rtp else None]
             self.recs.append(rec)
             self.by_key[k].append(rec)
         return Gst.PadProbeReturn.OK
@@ -352,7 +353,7 @@ class UdpTap:
         with self.lock:
             self.closed = True
             lines, n = [], collections.Counter()
-            for entry, size, dep, arr, _k, kind in self.recs:
+            for entry, size, dep, arr, _k, kind, cap in self.recs:
                 if dep is not None and self.log_link == "fwd":
                     d = slot(size, dep)
                     dep += d
@@ -365,7 +366,7 @@ class UdpTap:
                     fate = "drop"
                 n[fate.split()[0]] += 1
                 lines.append((entry, f"{self.log_link} {self.flow.index} {kind} "
-                                     f"{size} {entry} {fate}"))
+                                     f"{size} {entry} {fate}{rp.capture_field(kind, cap)}"))
         return lines, n
 
 
@@ -986,7 +987,7 @@ class Runner(rp.Timeline):
         for tap in self.taps:
             if not tap.rtp:
                 continue
-            for entry, _size, dep, _arr, k, _kind in tap.recs:
+            for entry, _size, dep, _arr, k, _kind, _cap in tap.recs:
                 if k in entry_cap:
                     send.append(self.to_running(entry_cap[k]) - entry)
                 if dep is not None and k in dep_cap:

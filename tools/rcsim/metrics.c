@@ -54,7 +54,15 @@ typedef struct
   Bin *bins;
   GPtrArray *stat_names;        /* media: stats fields, first sample */
   GArray *targets;              /* logged media: LoggedTarget, as read */
+  GHashTable *frames;           /* media: capture time -> FrameAcc */
 } Flow;
+
+/* One media frame's packets (docs/metrics.md, Frames). */
+typedef struct
+{
+  guint entered, left, delivered;
+  GstClockTime last_entry, last_arrival;
+} FrameAcc;
 
 typedef struct
 {
@@ -166,6 +174,8 @@ sim_metrics_new (const SimScenario * scen, guint32 seed,
     f->bins = g_new0 (Bin, m->n_bins + 1);
     f->stat_names = g_ptr_array_new_with_free_func (g_free);
     f->targets = g_array_new (FALSE, FALSE, sizeof (LoggedTarget));
+    f->frames = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+        g_free);
   }
   update_window (m);
   return m;
@@ -197,6 +207,7 @@ sim_metrics_free (SimMetrics * m)
     g_array_unref (f->qdelay_ms);
     g_ptr_array_unref (f->stat_names);
     g_array_unref (f->targets);
+    g_hash_table_unref (f->frames);
   }
   g_free (m->flows);
   g_free (m->controller);
@@ -235,12 +246,35 @@ sim_metrics_prop_delay (SimMetrics * m, guint flow, SimLinkId link)
 
 /* ------------------------------------------------------------- packets */
 
+/* The frame of a media packet with a known capture time, created when
+ * `create`; NULL otherwise. */
+static FrameAcc *
+frame_of (Flow * f, const SimMetricsPacket * p, gboolean create)
+{
+  gint64 key = (gint64) p->capture;
+  FrameAcc *fa;
+
+  if (p->kind != SIM_METRICS_MEDIA || !p->has_capture)
+    return NULL;
+  fa = g_hash_table_lookup (f->frames, &key);
+  if (!fa && create) {
+    fa = g_new0 (FrameAcc, 1);
+    g_hash_table_insert (f->frames, g_memdup2 (&key, sizeof (key)), fa);
+  }
+  return fa;
+}
+
 void
 sim_metrics_enter (SimMetrics * m, const SimMetricsPacket * p)
 {
   Flow *f = &m->flows[p->flow];
   Bin *b = &f->bins[bin_of (m, p->entry)];
+  FrameAcc *fa = frame_of (f, p, TRUE);
 
+  if (fa) {
+    fa->entered++;
+    fa->last_entry = MAX (fa->last_entry, p->entry);
+  }
   f->has_packets = TRUE;
   if (!is_data (p->kind))
     return;
@@ -305,6 +339,15 @@ sim_metrics_leave (SimMetrics * m, const SimMetricsPacket * p)
 {
   Flow *f = &m->flows[p->flow];
   gboolean data = is_data (p->kind);
+  FrameAcc *fa = frame_of (f, p, FALSE);
+
+  if (fa) {
+    fa->left++;
+    if (p->fate == SIM_FATE_DELIVERED) {
+      fa->delivered++;
+      fa->last_arrival = MAX (fa->last_arrival, p->arrival);
+    }
+  }
 
   if (p->fate != SIM_FATE_DROPPED) {
     guint eb = bin_of (m, p->entry);
@@ -605,6 +648,57 @@ dist_of (GArray * samples)
   d.max = g_array_index (s, gfloat, n - 1);
   g_array_unref (s);
   return d;
+}
+
+/* A media flow's frames (docs/metrics.md, Frames): of those whose packets
+ * all left the link, the complete ones (every packet delivered) give the
+ * latency from capture to the last packet's arrival, and to the last
+ * packet's entry into the bottleneck queue (the sender's part: encoding
+ * and pacing); the others lost a packet. Frames with a packet still in the
+ * link at the end are left out. FALSE: no packet carried a capture time. */
+typedef struct
+{
+  guint complete, incomplete;
+  Dist latency, sent;
+} FrameStats;
+
+static gboolean
+frame_stats (Flow * f, FrameStats * out)
+{
+  GHashTableIter it;
+  gpointer k, v;
+  GArray *lat, *snd;
+
+  memset (out, 0, sizeof (*out));
+  if (g_hash_table_size (f->frames) == 0)
+    return FALSE;
+  lat = g_array_new (FALSE, FALSE, sizeof (gfloat));
+  snd = g_array_new (FALSE, FALSE, sizeof (gfloat));
+  g_hash_table_iter_init (&it, f->frames);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    GstClockTime cap = (GstClockTime) * (gint64 *) k;
+    FrameAcc *fa = v;
+    gfloat x;
+
+    if (fa->left < fa->entered)
+      continue;
+    if (fa->delivered < fa->entered) {
+      out->incomplete++;
+      continue;
+    }
+    out->complete++;
+    x = (gfloat) ((gdouble) (fa->last_arrival - MIN (cap, fa->last_arrival))
+        / GST_MSECOND);
+    g_array_append_val (lat, x);
+    x = (gfloat) ((gdouble) (fa->last_entry - MIN (cap, fa->last_entry)) /
+        GST_MSECOND);
+    g_array_append_val (snd, x);
+  }
+  out->latency = dist_of (lat);
+  out->sent = dist_of (snd);
+  g_array_unref (lat);
+  g_array_unref (snd);
+  return TRUE;
 }
 
 static gdouble
@@ -1032,6 +1126,7 @@ sim_metrics_write_json (SimMetrics * m, GString * s)
     Flow *f = &m->flows[i];
     gdouble act, conv;
     GArray *changes;
+    FrameStats fs;
     guint k;
 
     if (f->skipped)
@@ -1071,7 +1166,18 @@ sim_metrics_write_json (SimMetrics * m, GString * s)
         ", \"ffre\": ", f->frames_hit);
     json_num (s, f->frames_hit ? (gdouble) f->frames_recovered /
         f->frames_hit : NAN, "%.4f");
-    g_string_append (s, ", \"convergence_s\": ");
+    g_string_append (s, ",\n     \"frames\": ");
+    if (frame_stats (f, &fs)) {
+      g_string_append_printf (s, "{\"complete\": %u, \"incomplete\": %u, "
+          "\"latency_ms\": ", fs.complete, fs.incomplete);
+      json_dist (s, fs.latency);
+      g_string_append (s, ", \"sent_ms\": ");
+      json_dist (s, fs.sent);
+      g_string_append (s, "}");
+    } else {
+      g_string_append (s, "null");
+    }
+    g_string_append (s, ",\n     \"convergence_s\": ");
     json_num (s, conv >= 0 ? conv : NAN, "%.3f");
     g_string_append (s, ",\n     \"convergence\": [");
     for (k = 0; k < changes->len; k++) {
@@ -1157,6 +1263,21 @@ sim_metrics_write_table (SimMetrics * m, GString * s)
       g_string_append_printf (s, " %7.1f\n", conv);
     else
       g_string_append_printf (s, " %7s\n", "-");
+  }
+  for (i = 0; i < m->n_flows; i++) {
+    Flow *f = &m->flows[i];
+    FrameStats fs;
+
+    if (f->skipped || !frame_stats (f, &fs))
+      continue;
+    g_string_append_printf (s, "frames of %u (%s): %u complete, %u lost a "
+        "packet", f->id, f->cfg->name, fs.complete, fs.incomplete);
+    if (fs.latency.valid)
+      g_string_append_printf (s, "; capture to the last packet received "
+          "mean %.1f ms, p50 %.1f, p95 %.1f; to the last packet sent p50 "
+          "%.1f, p95 %.1f", fs.latency.mean, fs.latency.p50, fs.latency.p95,
+          fs.sent.p50, fs.sent.p95);
+    g_string_append (s, "\n");
   }
 }
 

@@ -61,6 +61,9 @@ typedef struct
   GstClockTime arrival;         /* DELIVERED: at the far end */
   gboolean goodput;             /* DELIVERED data that is useful: media,
                                  * CBR, a TCP segment's first copy */
+  gboolean has_capture;         /* media: `capture` is known */
+  GstClockTime capture;         /* media: its frame's capture time, the
+                                 * frame's key (docs/metrics.md, Frames) */
 } SimMetricsPacket;
 
 /* What a simulation knows of a flow at a bin's start. */

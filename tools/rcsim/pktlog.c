@@ -17,8 +17,9 @@
 
 #define LOG_MAGIC "rcsim-log"
 #define LOG_VERSION "1"
-/* A line has at most this many fields (a delivered packet: 8). */
-#define MAX_FIELDS 8
+/* A line has at most this many fields (a delivered media packet: 8 and
+ * its @CAPTURE). */
+#define MAX_FIELDS 9
 /* Bytes on the wire of one packet, at most (far above any MTU). */
 #define MAX_SIZE 1000000
 
@@ -197,9 +198,16 @@ read_packet (Reader * r, gchar ** tok, guint n, GError ** error)
   gboolean pending = FALSE, dep_known = TRUE;
   GstClockTime prop;
 
+  /* A media packet's frame: an optional last field @CAPTURE. */
+  if (n > 0 && tok[n - 1][0] == '@') {
+    if (!parse_time (r, "capture", tok[n - 1] + 1, &p.capture, error))
+      return FALSE;
+    p.has_capture = TRUE;
+    n--;
+  }
   if (n < 6)
     return bad (r, error, "%u fields; a packet line is LINK FLOW KIND SIZE "
-        "ENTRY FATE [DEPARTURE [ARRIVAL]]", n);
+        "ENTRY FATE [DEPARTURE [ARRIVAL]] [@CAPTURE]", n);
   if (!strcmp (tok[0], "fwd"))
     p.link = SIM_LINK_FORWARD;
   else if (!strcmp (tok[0], "rev"))
@@ -213,6 +221,9 @@ read_packet (Reader * r, gchar ** tok, guint n, GError ** error)
   if (i == G_N_ELEMENTS (kinds))
     return bad (r, error, "kind '%s': media, fec, ctrl, tcp or cbr", tok[2]);
   p.kind = kinds[i].kind;
+  if (p.has_capture && p.kind != SIM_METRICS_MEDIA)
+    return bad (r, error, "@%s: only media packets carry a capture time",
+        tok[n]);
   if (!kind_allowed (c->kind, p.kind))
     return bad (r, error, "flow %u (%s) is a %s flow: it sends no '%s' "
         "packets", p.flow, c->name, sim_flow_kind_to_string (c->kind),

@@ -50,7 +50,7 @@ static const gchar *flow_keys[] = {
   "app-limit", "feedback", "feedback-interval-ms", "feedback-messages",
   "rtcp-interval-ms",
   "receiver-reports", "adapt-rtcp-interval", "playout-latency-ms",
-  "pacer-max-queue-ms", "pacing", "feedback-gather-ms",
+  "pacer-max-queue-ms", "pacing", "pacing-factor", "feedback-gather-ms",
   "clock-offset-ms", "clock-skew-ppm", "pause", "fec", "temporal-layers",
   /* and every controller's parameters, "<controller>-<parameter>" */
   /* tcp */
@@ -625,6 +625,16 @@ parse_flow (SimScenario * sc, GKeyFile * kf, const gchar * g,
       goto fail;
     }
   }
+  if (!get_double (kf, g, "pacing-factor", base.sender.pacing_factor, &v,
+          error))
+    goto fail;
+  if (v < 1.0 || v > 10.0) {
+    /* urcpsender's pacing-factor range */
+    g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+        "[%s] pacing-factor: from 1 to 10 (a multiple of the target)", g);
+    goto fail;
+  }
+  base.sender.pacing_factor = v;
   if (!get_double (kf, g, "clock-offset-ms", 0, &v, error))
     goto fail;
   /* A negative offset is folded into a large positive one: only

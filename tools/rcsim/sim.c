@@ -320,6 +320,9 @@ metrics_packet (SimPkt * p, guint l, GstClockTime entry)
   r.kind = metrics_kind (p->kind);
   r.size = p->wire_size;
   r.entry = entry;
+  /* rcsim's encoder is instant: a frame is captured when it is encoded */
+  r.has_capture = p->kind == SIM_PKT_MEDIA;
+  r.capture = p->queued;
   return r;
 }
 

@@ -49,6 +49,28 @@ RTP_HEADER_BYTES = 12 + 8
 FEC_PT = 100
 
 
+def capture_time(pad, buf):
+    """The running time of the buffer's PTS in the pad's segment. For a
+    media RTP packet this is its frame's capture time: payloaders stamp
+    every packet of a frame with the frame's PTS, and neither urcpsender nor
+    rtpbin restamps it. None when unknown."""
+    if buf.pts == Gst.CLOCK_TIME_NONE:
+        return None
+    ev = pad.get_sticky_event(Gst.EventType.SEGMENT, 0)
+    if ev is None:
+        return None
+    t = ev.parse_segment().to_running_time(Gst.Format.TIME, buf.pts)
+    if t == Gst.CLOCK_TIME_NONE or t > (1 << 62):
+        return None
+    return t
+
+
+def capture_field(kind, capture):
+    """The packet log's optional last field for a media packet: its frame's
+    capture time (docs/metrics.md, Frames)."""
+    return f" @{capture}" if kind == "media" and capture is not None else ""
+
+
 def packet_kind(flow, kind, data):
     """A packet's kind in the log: `fec` for a repair packet of a media
     flow (its RTP payload type is FEC_PT), else the stream's `kind`."""
@@ -197,8 +219,9 @@ def sender_props(flow, ctrl):
     (docs/scenarios.md), plus the pacer and feedback-gather keys under
     urcpsender's names."""
     props = {k: v for k, v in flow.keys.items() if k in SENDER_KEYS or k.startswith(ctrl + "-")}
-    if "pacing" in flow.keys:
-        props["pacing"] = flow.keys["pacing"]
+    for key in ("pacing", "pacing-factor"):
+        if key in flow.keys:
+            props[key] = flow.keys[key]
     for key, prop in MS_KEYS_AS_NS.items():
         if key in flow.keys:
             props[prop] = str(int(float(flow.keys[key]) * Gst.MSECOND))

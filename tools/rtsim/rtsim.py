@@ -57,13 +57,24 @@ class Tap:
         self.pad = int(sink.get_name()[len("sink_"):])
         self.overhead = link.get_property("overhead")
         self.lock = threading.Lock()         # the two pads' threads
-        self.pending = collections.deque()   # (bytes, entry ns, size, kind)
+        self.pending = collections.deque()   # (bytes, entry ns, size, kind, capture)
         self.records = []                    # (entry ns, kind, log line fields)
-        self.gone = []                       # (entry ns, size, kind): never came out
+        self.gone = []                       # (entry ns, size, kind, capture): never came out
         self.closed = False                  # the run is over: no entries
         self.frozen = False                  # the log is written: no exits
+        self.captures = {}                   # media: RTP header -> capture time
         sink.add_probe(Gst.PadProbeType.BUFFER, self.on_entry)
         src.add_probe(Gst.PadProbeType.BUFFER, self.on_exit)
+
+    def on_send(self, pad, info):
+        """Before the sender's socket (media): the frame's capture time,
+        which udpsrc's own stamp replaces on the way into linksim."""
+        buf = info.get_buffer()
+        cap = rp.capture_time(pad, buf)
+        if cap is not None:
+            with self.lock:
+                self.captures[buf.extract_dup(0, min(12, buf.get_size()))] = cap
+        return Gst.PadProbeReturn.OK
 
     def on_entry(self, pad, info):
         buf = info.get_buffer()
@@ -73,7 +84,8 @@ class Tap:
             if self.closed:
                 return Gst.PadProbeReturn.DROP
             self.pending.append((data, t, len(data) + self.overhead,
-                                 rp.packet_kind(self.flow, self.kind, data)))
+                                 rp.packet_kind(self.flow, self.kind, data),
+                                 self.captures.pop(data[:12], None)))
         return Gst.PadProbeReturn.OK
 
     def close(self):
@@ -94,12 +106,13 @@ class Tap:
             else:
                 return Gst.PadProbeReturn.OK
             for _ in range(i):
-                _, t, size, kind = self.pending.popleft()
-                self.gone.append((t, size, kind))
-            _, t, size, kind = self.pending.popleft()
+                _, t, size, kind, cap = self.pending.popleft()
+                self.gone.append((t, size, kind, cap))
+            _, t, size, kind, cap = self.pending.popleft()
             # The departure is not seen at the pads: '-' (arrival minus
             # the propagation delay stands in).
-            self.records.append((t, kind, f"{size} {t} recv - {max(arrival, t)}"))
+            self.records.append((t, kind, f"{size} {t} recv - {max(arrival, t)}"
+                                          f"{rp.capture_field(kind, cap)}"))
         return Gst.PadProbeReturn.OK
 
     def finish(self, stats):
@@ -113,16 +126,17 @@ class Tap:
         get = (lambda k: fs.get_value(k)) if fs else (lambda k: 0)
         dq, dl = get("dropped-queue"), get("dropped-loss")
         in_flight = max(get("packets-in") - get("packets-out") - dq - dl - get("flushed"), 0)
-        rest = [(t, size, kind) for _, t, size, kind in self.pending]
+        rest = [(t, size, kind, cap) for _, t, size, kind, cap in self.pending]
         n_pending = min(in_flight, len(rest))
         gone = self.gone + rest[:len(rest) - n_pending]
         # linksim counts tail drops and losses after the queue, but the pads
         # do not show which packet was which: exact when only one happened,
         # otherwise all are written as tail drops.
         fate = "lost -" if dq == 0 and dl > 0 else "drop"
-        self.records += [(t, kind, f"{size} {t} {fate}") for t, size, kind in gone]
-        self.records += [(t, kind, f"{size} {t} pending")
-                         for t, size, kind in rest[len(rest) - n_pending:]]
+        self.records += [(t, kind, f"{size} {t} {fate}{rp.capture_field(kind, cap)}")
+                         for t, size, kind, cap in gone]
+        self.records += [(t, kind, f"{size} {t} pending{rp.capture_field(kind, cap)}")
+                         for t, size, kind, cap in rest[len(rest) - n_pending:]]
         return len(gone), dq + dl
 
     def lines(self):
@@ -173,6 +187,7 @@ class Runner(rp.Timeline):
     def tap(self, flow, link, kind, sink, src):
         tap = Tap(self, link, flow, kind, sink, src)
         self.taps.append(tap)
+        return tap
 
     def data_link(self, flow):
         if flow.direction == "reverse" and self.scen.reverse:
@@ -218,7 +233,8 @@ class Runner(rp.Timeline):
         elems += [relay_out, relay_in]
         data_src.link(relay_out.get_static_pad("sink"))
         relay_in.get_static_pad("src").link(rcv.rtpbin.request_pad_simple("recv_rtp_sink_0"))
-        self.tap(flow, link, "media", data_sink, data_src)
+        tap = self.tap(flow, link, "media", data_sink, data_src)
+        out.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, tap.on_send)
 
         # The receiver's RTCP (TWCC feedback, RRs) over the return path;
         # the sender's SRs over the data path, as in rcsim.

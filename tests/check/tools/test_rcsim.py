@@ -214,7 +214,7 @@ def check_result(j, where):
     check(isinstance(j["flows"], list) and j["flows"], f"{where}: flows")
     keys = {"id", "kind", "controller", "start_s", "stop_s", "goodput_kbps", "send_kbps",
             "fec_kbps", "qdelay_ms", "loss_pre", "loss_post", "convergence_s", "convergence",
-            "fec_frames_hit", "ffre"}
+            "fec_frames_hit", "ffre", "frames"}
     for i, f in enumerate(j["flows"]):
         w = f"{where} flow {i}"
         check(keys <= set(f), f"{w}: missing {keys - set(f)}")
@@ -227,6 +227,16 @@ def check_result(j, where):
         check((f["ffre"] is None) == (f["fec_frames_hit"] == 0)
               and (f["ffre"] is None or 0 <= f["ffre"] <= 1), f"{w}: ffre {f['ffre']!r}")
         check(f["goodput_kbps"] <= f["send_kbps"] + 1e-6, f"{w}: goodput above send rate")
+        # Simulated media packets all carry their frame's capture time; a
+        # frame arrives no sooner than its last packet is sent.
+        fr = f["frames"]
+        if f["kind"] != "media":
+            check(fr is None, f"{w}: frames of a {f['kind']} flow")
+        else:
+            check(fr is not None and fr["complete"] > 0, f"{w}: frames {fr}")
+            lat, snd = fr["latency_ms"], fr["sent_ms"]
+            check(0 <= snd["p50"] <= lat["p50"] and snd["max"] <= lat["max"]
+                  and lat["p50"] <= lat["p95"] <= lat["max"], f"{w}: frame times {fr}")
         for k in ("loss_pre", "loss_post"):
             check(is_num(f[k]) and 0 <= f[k] <= 1, f"{w}: {k} = {f[k]!r}")
         # rcsim has no FEC yet (sim.c's media_protect sends no repair
@@ -300,6 +310,7 @@ def test_cli(c):
             ("[link]\n[flow:v]\nstart=10\nstop=5\n", "stop"),
             ("[link]\n[flows:v]\n", "unknown group"),
             ("[link]\n[flow:v]\nkind=media\ntemporal-layers=3\n", "temporal-layers: must be 1 or 2"),
+            ("[link]\n[flow:v]\nkind=media\npacing-factor=0.5\n", "pacing-factor: from 1 to 10"),
         ]:
             open(bad, "w").write(text)
             p = c.run(bad, expect=1)
@@ -717,19 +728,23 @@ def test_from_log(c):
         # Flow 0's media packets, 1000 bytes on the wire (8 ms each at
         # 1 Mbit/s): (entry, fate, departure, arrival) in ms; arrival =
         # departure + 20 ms of propagation delay.
-        media = [(0, "recv", 8, 28),
-                 (2, "recv", 16, 36),
-                 (4, "drop", None, None),
-                 (6, "lost", 24, None),
-                 (10, "recv", 32, 52),
-                 (100, "recv", 108, 128)]
+        # The last field, its frame's capture time (ms; None: not logged):
+        # four frames, one of which lost a packet.
+        media = [(0, "recv", 8, 28, 0),
+                 (2, "recv", 16, 36, 0),
+                 (4, "drop", None, None, 3),
+                 (6, "lost", 24, None, 3),
+                 (10, "recv", 32, 52, 9),
+                 (100, "recv", 108, 128, 100)]
         lines = ["rcsim-log 1", "# flow 1 (cbr) did not run", "skip 1"]
-        for entry, fate, dep, arr in media:
+        for entry, fate, dep, arr, cap in media:
             line = f"fwd 0 media 1000 {entry * ms} {fate}"
             if dep is not None:
                 line += f" {dep * ms}"
             if arr is not None:
                 line += f" {arr * ms}"
+            if cap is not None:
+                line += f" @{cap * ms}"
             lines.append(line)
         # Feedback on the return link: not data, not on the forward link;
         # departure unknown (arrival - return delay stands in).
@@ -746,7 +761,7 @@ def test_from_log(c):
 
         # By hand (docs/metrics.md). Queueing delay = arrival - entry -
         # 20 ms: 8, 14, 22, 8 ms.
-        qd = sorted(arr - entry - 20 for entry, fate, _, arr in media if fate == "recv")
+        qd = sorted(arr - entry - 20 for entry, fate, _, arr, _ in media if fate == "recv")
         check(qd == [8, 8, 14, 22], f"test table: {qd}")
         mean = sum(qd) / len(qd)                                  # 13 ms
         p95 = qd[-1]                                              # rank ceil(0.95 * 4) = 4
@@ -771,6 +786,17 @@ def test_from_log(c):
         check(j["link"]["qdelay_ms"] == f["qdelay_ms"], "the link's forward packets are the flow's")
         check(abs(f["loss_pre"] - loss) < 1e-6, f"loss_pre {f['loss_pre']}, want {loss}")
         check(j["fairness"]["jain"] is None, "fairness with one media flow")
+        # Frames: capture to the last packet's arrival of the complete ones
+        # (36, 43, 28 ms), to its entry (2, 1, 0 ms); the frame at 3 ms lost
+        # both its packets. Nearest rank: p50 the 2nd of 3, p95 the 3rd.
+        fr = f["frames"]
+        check(fr is not None and fr["complete"] == 3 and fr["incomplete"] == 1,
+              f"frames {fr}")
+        want = {"mean": (36 + 43 + 28) / 3, "p50": 36, "p95": 43, "max": 43}
+        check(all(abs(fr["latency_ms"][k] - v) < 1e-3 for k, v in want.items()),
+              f"frame latency {fr['latency_ms']}, want {want}")
+        check(fr["sent_ms"]["p50"] == 1 and fr["sent_ms"]["max"] == 2,
+              f"frame send time {fr['sent_ms']}")
         # The CSV from the same log: one row per 200 ms.
         d = os.path.join(tmp, "csv")
         c.run(scen, "--from-log", log, "--csv", d)
@@ -820,6 +846,9 @@ def test_from_log(c):
             ("rcsim-log 1\nframe 0 0 big 1\n", ":2:"),
             ("rcsim-log 1\nskip 0\nframe 0 0 1000 0\n", ":3:"),
             ("rcsim-log 1\nframe 1 0 1000 0\n", ":2:"),
+            # a capture time: media only, a time
+            ("rcsim-log 1\nrev 0 ctrl 80 0 recv - 9000000 @0\n", ":2:"),
+            ("rcsim-log 1\nfwd 0 media 1000 0 drop @soon\n", ":2:"),
         ]:
             open(log, "w").write(text)
             p = c.run(scen, "--from-log", log, expect=1)
