@@ -31,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_scenarios as bs  # noqa: E402
-from bench_sim_vs_real import SKIP, real_run, row_numbers  # noqa: E402
+from bench_sim_vs_real import SKIP, frame_cell, real_run, row_numbers  # noqa: E402
 
 KBENCH = os.path.join(ROOT, "tools", "kbench", "kbench.py")
 
@@ -129,15 +129,15 @@ def main():
     print(f"kbench, {args.runs} interleaved run(s) per arm, controller {args.controller}; "
           f"{labels[0]} = {arms[0][2]}, {labels[1]} = {arms[1][2]}\n")
     print("| case | arm | utilization (runs) | qdelay mean ms | qdelay p95 ms | media loss "
-          "| media share while shared (runs) |")
-    print("|---|---|---|---|---|---|---|")
+          "| frame latency p50 / p95 ms | media share while shared (runs) |")
+    print("|---|---|---|---|---|---|---|---|")
     rows = {key: dict(row_numbers(runs), share=[r["shared_share"] for r in runs])
             for key, runs in got.items() if runs}
     for case in cases:
         for label, _, _ in arms:
             r = rows.get((case, label))
             if r is None:
-                print(f"| {case} | {label} | no run | | | |")
+                print(f"| {case} | {label} | no run | | | | | |")
                 continue
             each = ", ".join(f"{u * 100:.1f}" for u in r["util"])
             shares = [x for x in r["share"] if x is not None]
@@ -145,7 +145,7 @@ def main():
                      + ", ".join(f"{x * 100:.0f}" for x in shares) + ")") if shares else "–"
             print(f"| {case} | {label} | {bs.fmt(r['util'], 100, 1, ' %')} ({each}) "
                   f"| {bs.fmt(r['qmean'])} | {bs.fmt(r['qp95'])} "
-                  f"| {bs.fmt(r['loss'], 100, 2, ' %')} | {share} |")
+                  f"| {bs.fmt(r['loss'], 100, 2, ' %')} | {frame_cell(r)} | {share} |")
     print()
     for case in cases:
         a, b = rows.get((case, labels[0])), rows.get((case, labels[1]))
