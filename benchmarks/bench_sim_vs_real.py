@@ -51,35 +51,23 @@ def real_run(tool, path, ctrl, seed, rcsim, env, csv_dir, extra=()):
     return json.loads(p.stdout), None
 
 
-def frame_latency(run, key):
-    """The first media flow's frame latency `key` (p50, p95; ms: capture to
-    the frame's last packet received, docs/metrics.md), None without one."""
-    for f in bs.media_flows(run):
-        fr = f.get("frames")
-        if fr and fr["latency_ms"][key] is not None:
-            return fr["latency_ms"][key]
-        return None
-    return None
-
-
 def row_numbers(runs):
     """utilization (fraction), mean and p95 queueing delay (ms), media loss,
-    the first media flow's frame latency p50 and p95 (ms): lists over runs."""
+    the media flows' frame latency p50 and p95 (ms): lists over runs."""
     return {
         "util": [r["link"]["utilization"] for r in runs],
         "qmean": [r["link"]["qdelay_ms"]["mean"] for r in runs],
         "qp95": [r["link"]["qdelay_ms"]["p95"] for r in runs],
         "loss": [bs.media_loss(r) for r in runs],
-        "frame50": [frame_latency(r, "p50") for r in runs],
-        "frame95": [frame_latency(r, "p95") for r in runs],
+        "frame50": [bs.frame_latency(r, "p50") for r in runs],
+        "frame95": [bs.frame_latency(r, "p95") for r in runs],
         "rates": " / ".join(f"{f['goodput_kbps']:.0f}" for f in runs[0]["flows"]),
     }
 
 
 def frame_cell(r):
-    """`p50 / p95` of the frame latency, ms, means over the runs."""
-    p50, p95 = bs.mean_sd(r["frame50"])[0], bs.mean_sd(r["frame95"])[0]
-    return "–" if p50 is None else f"{p50:.0f} / {p95:.0f}"
+    """The frame latency cell of a row_numbers() row."""
+    return bs.frame_cell(r["frame50"], r["frame95"])
 
 
 def agreement(sim, real):

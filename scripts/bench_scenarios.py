@@ -61,6 +61,21 @@ def media_flows(result):
     return [f for f in result["flows"] if f["kind"] == "media"]
 
 
+def frame_latency(result, key):
+    """The media flows' frame latency `key` (p50, p95; ms: capture to the
+    frame's last packet received, docs/metrics.md `frames`), their mean;
+    None when no media flow has frames."""
+    v = [f["frames"]["latency_ms"][key] for f in media_flows(result)
+         if f.get("frames") and f["frames"]["latency_ms"][key] is not None]
+    return statistics.mean(v) if v else None
+
+
+def frame_cell(p50s, p95s):
+    """`p50 / p95` (ms), each the mean over runs; – without frames."""
+    p50, p95 = mean_sd(p50s)[0], mean_sd(p95s)[0]
+    return "–" if p50 is None else f"{p50:.0f} / {p95:.0f}"
+
+
 # docs/metrics.md: a change is judged over 5 s; a shorter interval before
 # the next change cannot show re-convergence, so it is not counted.
 CONV_HOLD_S = 5.0
@@ -120,6 +135,8 @@ def summarize(results):
         "minmax": fmt([r["fairness"]["min_max_ratio"] for r in results], 1, 2),
         "loss": fmt([media_loss(r) for r in results], 100, 2, " %"),
         "loss_post": fmt([media_loss(r, "loss_post") for r in results], 100, 2, " %"),
+        "frames": frame_cell([frame_latency(r, "p50") for r in results],
+                             [frame_latency(r, "p95") for r in results]),
         "conv": conv_text,
         "reconv": reconvergence(results),
         "rates": rates[0],
@@ -174,8 +191,9 @@ def main():
         name = scen[:-4]
         lines += [f"### {name}", "",
                   "| controller | utilization | qdelay mean ms | qdelay p95 ms | Jain | min/max "
-                  "| media loss | after repair | convergence | re-convergence | goodput kbit/s |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| media loss | after repair | frame latency ms | convergence | re-convergence "
+                  "| goodput kbit/s |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for ctrl in controllers:
             runs = []
             for seed in seeds:
@@ -192,7 +210,8 @@ def main():
                                    check=True)
             s = summarize(runs)
             lines.append(f"| {ctrl} | {s['util']} | {s['qmean']} | {s['qp95']} | {s['jain']} "
-                         f"| {s['minmax']} | {s['loss']} | {s['loss_post']} | {s['conv']} "
+                         f"| {s['minmax']} | {s['loss']} | {s['loss_post']} | {s['frames']} "
+                         f"| {s['conv']} "
                          f"| {s['reconv']} "
                          f"| {s['rates']} |")
             print(f"{name:32s} {ctrl:6s} util {s['util']:>16s} qdelay {s['qmean']:>14s} "

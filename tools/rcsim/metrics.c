@@ -57,7 +57,7 @@ typedef struct
   GHashTable *frames;           /* media: capture time -> FrameAcc */
 } Flow;
 
-/* One media frame's packets (docs/metrics.md, Frames). */
+/* One media frame's packets (docs/metrics.md, `frames`). */
 typedef struct
 {
   guint entered, left, delivered;
@@ -650,7 +650,7 @@ dist_of (GArray * samples)
   return d;
 }
 
-/* A media flow's frames (docs/metrics.md, Frames): of those whose packets
+/* A media flow's frames (docs/metrics.md, `frames`): of those whose packets
  * all left the link, the complete ones (every packet delivered) give the
  * latency from capture to the last packet's arrival, and to the last
  * packet's entry into the bottleneck queue (the sender's part: encoding

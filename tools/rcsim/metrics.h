@@ -63,7 +63,7 @@ typedef struct
                                  * CBR, a TCP segment's first copy */
   gboolean has_capture;         /* media: `capture` is known */
   GstClockTime capture;         /* media: its frame's capture time, the
-                                 * frame's key (docs/metrics.md, Frames) */
+                                 * frame's key (docs/metrics.md, `frames`) */
 } SimMetricsPacket;
 
 /* What a simulation knows of a flow at a bin's start. */

@@ -8,8 +8,9 @@
                markers of an existing file, and appends it to a file
                without markers
   new-output   the script, run as an executable, writes --output NEW (in a
-               directory that does not exist yet) with one clean-1mbps row,
-               its plot beside it, and leaves docs/ of the checkout as it was
+               directory that does not exist yet) with one clean-1mbps row
+               (every column filled, the frame latency among them), its
+               plot beside it, and leaves docs/ of the checkout as it was
 """
 
 import hashlib
@@ -90,6 +91,16 @@ def test_new_output(tmp):
           f"{out} does not start with the section: {text[:200]!r}")
     check("### clean-1mbps" in text and "\n| urcp | " in text, f"no clean-1mbps urcp row in {text!r}")
     check(text.rstrip().endswith("<!-- rcsim-benchmark:end -->"), "section not closed")
+    # The row has the header's columns, and the frame latency of the flow.
+    head = next(ln for ln in text.splitlines() if ln.startswith("| controller |"))
+    row = next(ln for ln in text.splitlines() if ln.startswith("| urcp |"))
+    cols = [c.strip() for c in head.strip("|").split("|")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    check(len(cells) == len(cols), f"{len(cells)} cells under {len(cols)} columns: {row}")
+    frames = cells[cols.index("frame latency ms")]
+    p50, _, p95 = frames.partition(" / ")
+    check(p50.isdigit() and p95.isdigit() and 0 < int(p50) <= int(p95),
+          f"frame latency cell {frames!r}")
     if plots:
         png = os.path.join(os.path.dirname(out), "plots", "clean-1mbps-urcp.png")
         check(os.path.getsize(png) > 0, f"no plot at {png}")
