@@ -222,7 +222,7 @@ read_packet (Reader * r, gchar ** tok, guint n, GError ** error)
     return bad (r, error, "kind '%s': media, fec, ctrl, tcp or cbr", tok[2]);
   p.kind = kinds[i].kind;
   if (p.has_capture && p.kind != SIM_METRICS_MEDIA)
-    return bad (r, error, "@%s: only media packets carry a capture time",
+    return bad (r, error, "%s: only media packets carry a capture time",
         tok[n]);
   if (!kind_allowed (c->kind, p.kind))
     return bad (r, error, "flow %u (%s) is a %s flow: it sends no '%s' "

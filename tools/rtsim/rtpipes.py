@@ -67,7 +67,7 @@ def capture_time(pad, buf):
 
 def capture_field(kind, capture):
     """The packet log's optional last field for a media packet: its frame's
-    capture time (docs/metrics.md, Frames)."""
+    capture time (docs/metrics.md, `frames`)."""
     return f" @{capture}" if kind == "media" and capture is not None else ""
 
 
