@@ -626,7 +626,7 @@ GST_START_TEST (test_r3cp_selective_transmission)
   GHashTableIter iter;
   gpointer key, value;
   GstClockTime end;
-  guint64 dropped = 0, lost;
+  guint64 dropped = 0, lost, cb_trips = 0, cb_dropped = 0;
   guint cap = 0, sent_frames = 0, dropped_frames = 0, partial = 0,
       wrong = 0;
   gint layers = 0;
@@ -663,6 +663,10 @@ GST_START_TEST (test_r3cp_selective_transmission)
   fail_unless (gst_structure_get_uint (st, "send-cap", &cap));
   fail_unless (gst_structure_get_uint64 (st, "selective-dropped-frames",
           &dropped));
+  fail_unless (gst_structure_get_uint64 (st, "circuit-breaker-trips",
+          &cb_trips));
+  fail_unless (gst_structure_get_uint64 (st, "circuit-breaker-dropped",
+          &cb_dropped));
   lost = jitterbuffer_lost (recv);
   g_object_get (decoy, "temporal-scalability-number-layers", &layers, NULL);
   stop_pair (send, recv);
@@ -701,7 +705,9 @@ GST_START_TEST (test_r3cp_selective_transmission)
   /* no gap in the sequence numbers, so the receiver counts no loss, and
    * what it gets decodes */
   fail_unless (sel.gaps == 0, "%u gaps in the sequence numbers out of "
-      "urcpsender:%s", sel.gaps, sel.jumps->str);
+      "urcpsender:%s (circuit breaker: %" G_GUINT64_FORMAT " trips, %"
+      G_GUINT64_FORMAT " packets dropped)", sel.gaps, sel.jumps->str,
+      cb_trips, cb_dropped);
   fail_unless_equals_uint64 (lost, 0);
   fail_unless (sel.decoded > sent_frames / 2, "decoded %u of %u frames",
       sel.decoded, sent_frames);
