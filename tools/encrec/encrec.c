@@ -38,6 +38,7 @@ static gdouble opt_scene = 4;
 static gint opt_width = 640, opt_height = 480, opt_fps = 30;
 static gint64 opt_walk = -1;
 static gboolean opt_live;
+static gint opt_retarget_after = 0;
 
 static GOptionEntry entries[] = {
   {"encoder", 'e', 0, G_OPTION_ARG_STRING, &opt_encoder,
@@ -54,6 +55,11 @@ static GOptionEntry entries[] = {
   {"width", 0, 0, G_OPTION_ARG_INT, &opt_width, "Width", "PX"},
   {"height", 0, 0, G_OPTION_ARG_INT, &opt_height, "Height", "PX"},
   {"fps", 0, 0, G_OPTION_ARG_INT, &opt_fps, "Frame rate", "N"},
+  {"retarget-after", 0, 0, G_OPTION_ARG_INT, &opt_retarget_after,
+        "Set the target in force again before this input frame, as "
+        "urcpsender's session does once the first packets pass (0: never). "
+        "Any target set after the encoder started changes how vp8enc pays "
+        "back its key frames (docs/encoders.md)", "N"},
   {"live", 0, 0, G_OPTION_ARG_NONE, &opt_live,
       "A live source on the wall clock (default: as fast as it goes)", NULL},
   {"output", 'o', 0, G_OPTION_ARG_FILENAME, &opt_output,
@@ -79,6 +85,7 @@ typedef struct
   GstClockTime next_walk;
   guint64 target;               /* in force */
   gint scene;
+  gboolean retargeted;
   FILE *out;
   GArray *frames;               /* Frame, one per input frame */
   guint next_out;               /* first frame not yet matched to output */
@@ -133,6 +140,11 @@ on_raw (GstPad * pad, GstPadProbeInfo * pi, gpointer data)
     r->next_walk = t + 100 * GST_MSECOND;
   }
   bps = (guint64) (step_at (r, t) * r->walk);
+  if (opt_retarget_after > 0 && !r->retargeted &&
+      r->frames->len >= (guint) opt_retarget_after) {
+    r->retargeted = TRUE;
+    r->target = 0;              /* set it again, even if unchanged */
+  }
   if (bps != r->target) {
     r->target = bps;
     gst_rc_encoder_set_bitrate (r->enc, r->info, bps);
@@ -291,9 +303,10 @@ main (int argc, char **argv)
     return 1;
   }
   fprintf (r.out, "# encrec encoder=%s content=%s width=%d height=%d "
-      "fps=%d live=%d targets=%s walk=%" G_GINT64_FORMAT " scene=%g\n",
+      "fps=%d live=%d targets=%s walk=%" G_GINT64_FORMAT " scene=%g "
+      "retarget-after=%d\n",
       opt_encoder, opt_content, opt_width, opt_height, opt_fps, opt_live,
-      opt_targets, opt_walk, opt_scene);
+      opt_targets, opt_walk, opt_scene, MAX (opt_retarget_after, 0));
 
   pad = gst_element_get_static_pad (r.enc, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_raw, &r, NULL);
