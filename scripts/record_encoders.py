@@ -29,6 +29,12 @@ SCHEDULES = {
     "walk2": ("0:1500000", 2, 20),
     "steps-b": ("0:1500000,5:700000,10:250000,15:1200000", None, 20),
     "walk-b": ("0:500000", 3, 20),
+    # targets held for 20 s each, set again after the first frame as
+    # urcpsender's session does (encrec --retarget-after 1): how the frames
+    # after each key frame pay back its excess, which varies with the
+    # target (docs/encoders.md)
+    "hold": ("0:600000,20:880000,40:1200000,60:1500000", None, 80, 1),
+    "hold-b": ("0:1000000,20:700000,40:2000000", None, 60, 1),
 }
 CONTENTS = {
     "vp8enc": ["scroll", "snow", "scenes", "ball"],
@@ -68,7 +74,7 @@ def main():
     schedules.update(dict(replays()))
     for enc, contents in CONTENTS.items():
         for content in contents:
-            for name, (targets, walk, dur) in schedules.items():
+            for name, (targets, walk, dur, *retarget) in schedules.items():
                 out = os.path.join(out_dir, f"{enc}-{content}-{name}.csv")
                 if args.only and args.only not in os.path.basename(out):
                     continue
@@ -80,6 +86,8 @@ def main():
                        "-o", out]
                 if walk is not None:
                     cmd += ["-w", str(walk)]
+                if retarget:
+                    cmd += ["--retarget-after", str(retarget[0])]
                 p = subprocess.run(cmd, capture_output=True, text=True)
                 if p.returncode != 0:
                     sys.exit(f"encrec failed: {' '.join(cmd)}\n{p.stderr}")
