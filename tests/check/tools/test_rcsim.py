@@ -830,6 +830,19 @@ def test_from_log(c):
         check(got == want, f"loop recording {got}, want {want}")
         check(rec.fps == 30 and rec.pixels == 640 * 480, f"loop recording header {rec.header}")
 
+        # The payback part of the error: 60 frames of 1000 bytes at a target
+        # they fill, a 3000-byte key frame, then frames of 900 bytes: 10 x 100
+        # of its 2000 excess paid after 10 frames, 30 x 100 after 30. The same
+        # key frame with the target changed within the window does not count.
+        F = encoder_error.Frame
+        fr = [F(i / 30, 240000, 1000, False) for i in range(60)] + [F(2.0, 240000, 3000, True)] + \
+            [F(2 + (i + 1) / 30, 240000, 900, False) for i in range(31)]
+        got = encoder_error.payback_shares(fr)
+        check(len(got) == 1 and abs(got[0][0] - 0.5) < 1e-9 and abs(got[0][1] - 1.5) < 1e-9,
+              f"payback shares {got}, want [(0.5, 1.5)]")
+        fr[70].target = 300000
+        check(encoder_error.payback_shares(fr) == [], "payback counted across a target change")
+
         # Malformed logs: exit 1, the line named.
         for text, where in [
             ("rcsim-log 1\nfwd 0 media 1000 0 recv 8000000\n", ":2:"),
