@@ -31,7 +31,7 @@ OUT = os.path.join(ROOT, "tools", "rcsim", "encoder-models.c")
 # at a time (--only) and the C table is always written from all of them.
 FITTED = os.path.join(ROOT, "data", "encoders", "models.json")
 
-FIT = ["steps", "extremes", "walk1", "walk2", "replay-urcp-kernel-1", "loop-kbench-1"]
+FIT = ["steps", "extremes", "walk1", "walk2", "replay-urcp-kernel-1", "loop-kbench-1", "hold"]
 HELD_OUT = model.HELD_OUT
 
 # name, lower, upper, integer
@@ -47,7 +47,9 @@ PARAMS = [
     ("floor_bpp", 0.0005, 0.5, False),
     ("ceiling_bpp", 0.01, 5.0, False),
     ("key_max_bpp", 0.01, 20.0, False),
-    ("key_charge", 0.05, 1.0, False),
+    ("key_charge", 0.01, 1.0, False),
+    ("key_slow", 0.01, 1.0, False),
+    ("key_payback", 1.0, 120.0, False),
 ]
 
 
@@ -86,11 +88,13 @@ def initial(recs):
         "ceiling_bpp": max(rates) / fps / px * 1.1 if rates else 1.0,
         "key_max_bpp": max(key_bytes) * 8 / px if key_bytes else 5.0,
         "key_charge": 0.5,
+        "key_slow": 0.3,
+        "key_payback": 20.0,
     }
 
 
-def fit(build, enc, content, recs, rounds=6):
-    p = initial(recs)
+def fit(build, enc, content, recs, rounds=6, start=None):
+    p = dict(initial(recs), **(start or {}))
     best = model.error_of(build, enc, content, recs, p)
     for rnd in range(rounds):
         for name, lo, hi, integer in PARAMS:
@@ -119,14 +123,16 @@ def write_table(rows):
              'static const SimEncoderModel models[] = {',
              '  /* encoder, content, key_interval, key_factor, delay, delay_down,',
              '   * gain_up, gain_down, sigma, payback, drop, floor_bpp, ceiling_bpp,',
-             '   * key_max_bpp, key_charge; fitting error in the comment */']
+             '   * key_max_bpp, key_charge, key_slow, key_payback; fitting error in',
+             '   * the comment */']
     for enc, content, p, err in sorted(rows):
         lines.append(f'  {{"{enc}", "{content}", {int(p["key_interval"])}, '
                      f'{p["key_factor"]:.3g}, {int(p["delay"])}, {int(p["delay_down"])}, '
                      f'{p["gain_up"]:.3g}, '
                      f'{p["gain_down"]:.3g}, {p["sigma"]:.3g}, {p["payback"]:.3g}, '
                      f'{p["drop"]:.3g}, {p["floor_bpp"]:.3g}, {p["ceiling_bpp"]:.3g}, '
-                     f'{p["key_max_bpp"]:.3g}, {p["key_charge"]:.3g}}},'
+                     f'{p["key_max_bpp"]:.3g}, {p["key_charge"]:.3g}, '
+                     f'{p["key_slow"]:.3g}, {p["key_payback"]:.3g}}},'
                      f'  /* {err:.3f} */')
     lines += ['};', '',
               'const SimEncoderModel *', 'sim_encoder_models (guint * n)', '{',
@@ -149,6 +155,10 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--only", default=None, help="ENCODER-CONTENT")
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--warm", action="store_true",
+                    help="start each pair's search from its fitted parameters "
+                    "(data/encoders/models.json; new parameters from the direct "
+                    "estimates) instead of the direct estimates alone")
     ap.add_argument("--fit", default=None, help="comma list of schedules to fit "
                     "on (default: the FIT list)")
     args = ap.parse_args()
@@ -167,7 +177,8 @@ def main():
         if not recs:
             continue
         print(f"{enc} {content}: {len(recs)} recordings", flush=True)
-        p, err = fit(args.build, enc, content, recs)
+        start = fitted.get(f"{enc}-{content}", {}).get("params") if args.warm else None
+        p, err = fit(args.build, enc, content, recs, start=start)
         print("  " + ", ".join(f"{k}={v:.3g}" for k, v in p.items()), flush=True)
         fitted[f"{enc}-{content}"] = {"encoder": enc, "content": content, "params": p,
                                       "error": err, "fit": FIT}

@@ -26,6 +26,9 @@ struct _SimEncoder
   /* calibrated */
   gdouble targets[MAX_DELAY + 1];       /* the last targets, a ring */
   gdouble credit;               /* bits earned and not spent (< 0: over) */
+  gdouble key_debt;             /* bits of the last key frame's excess still
+                                 * to pay back */
+  gdouble key_pay;              /* bits paid back per frame */
   gdouble pixels;
 };
 
@@ -145,17 +148,29 @@ model_frame (SimEncoder * e, gdouble target, gboolean force_key,
       e->frames % m->key_interval == 0);
   if (!*key && e->credit < -m->drop * earn)
     return 0;                   /* dropped: too far over its rate */
-  if (*key)
+  if (*key) {
     size = MIN (m->key_factor * nominal, m->key_max_bpp * e->pixels);
-  else
+  } else {
+    gdouble pay = MIN (e->key_debt, e->key_pay);
     size = nominal * lognormal (e->rand, m->sigma) +
-        MIN (e->credit, 0) / MAX (m->payback, 1.0);
+        MIN (e->credit, 0) / MAX (m->payback, 1.0) - pay;
+    e->key_debt -= pay;
+  }
   size = MAX (size, floor_bits);
-  /* A key frame's excess over the budget is paid back only in part
-   * (key_charge): after one, vp8enc's frames were as large as before it
-   * about half the time in the kernel bench's loop. */
-  e->credit -= *key && size > nominal ?
-      nominal + m->key_charge * (size - nominal) : size;
+  /* A key frame's excess over the budget is paid back in two parts: a
+   * share (key_charge) through the credit, within a few frames and by
+   * dropping frames if need be, which is what vp8enc does at low rates
+   * (at 250-600 kbit/s the next frames are a third to half their size, or
+   * dropped); and a share (key_slow) evenly over key_payback frames apart
+   * from the credit, what it does from ~0.9 Mbit/s on (the next frames 5-10
+   * % smaller, for 20-60 frames; docs/encoders.md). */
+  if (*key && size > nominal) {
+    e->credit -= nominal + m->key_charge * (size - nominal);
+    e->key_debt = m->key_slow * (size - nominal);
+    e->key_pay = e->key_debt / MAX (m->key_payback, 1.0);
+  } else {
+    e->credit -= size;
+  }
   return (guint) MAX (llround (size / 8), 1);
 }
 

@@ -49,7 +49,11 @@ typedef struct
                                  * (vp8enc on scroll: ~11.5 KB at 640x480 for
                                  * any target from 0.6 to 2 Mbit/s) */
   gdouble key_charge;           /* fraction of a key frame's excess over the
-                                 * budget that the frames after it pay back */
+                                 * budget that the frames after it pay back
+                                 * through the credit (payback, drop) */
+  gdouble key_slow;             /* and the fraction they pay back evenly
+                                 * over key_payback frames */
+  gdouble key_payback;
 } SimEncoderModel;
 
 /* The calibrated models, and one by encoder and content (NULL if none). */

@@ -61,7 +61,8 @@ set_param (SimEncoderModel * m, const gchar * name, const gchar * text)
   INT (key_interval) DBL (key_factor) INT (delay) INT (delay_down)
       DBL (gain_up)
       DBL (gain_down) DBL (sigma) DBL (payback) DBL (drop) DBL (floor_bpp)
-      DBL (ceiling_bpp) DBL (key_max_bpp) DBL (key_charge)
+      DBL (ceiling_bpp) DBL (key_max_bpp) DBL (key_charge) DBL (key_slow)
+      DBL (key_payback)
 #undef DBL
 #undef INT
       return FALSE;
