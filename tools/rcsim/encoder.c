@@ -164,6 +164,8 @@ model_frame (SimEncoder * e, gdouble target, gboolean force_key,
    * dropped); and a share (key_slow) evenly over key_payback frames apart
    * from the credit, what it does from ~0.9 Mbit/s on (the next frames 5-10
    * % smaller, for 20-60 frames; docs/encoders.md). */
+  if (*key)
+    e->key_debt = 0;            /* a new key frame: the last one is done */
   if (*key && size > nominal) {
     e->credit -= nominal + m->key_charge * (size - nominal);
     e->key_debt = m->key_slow * (size - nominal);
