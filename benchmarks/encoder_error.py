@@ -167,6 +167,11 @@ def payback_shares(frames):
     return out
 
 
+def mean_shares(shares):
+    """The mean of each share (after 10 frames, after 30) over key frames."""
+    return [sum(s[k] for s in shares) / len(shares) for k in range(2)]
+
+
 def error(real, sim):
     """The parts and the total, comparing two frame lists."""
     rr, rs = bin_rates(real), bin_rates(sim)
@@ -188,11 +193,8 @@ def error(real, sim):
     drops = abs(sum(f.bytes == 0 for f in real) / max(len(real), 1) -
                 sum(f.bytes == 0 for f in sim) / max(len(sim), 1))
     pr, ps = payback_shares(real), payback_shares(sim)
-    if pr and ps:
-        payback = (abs(sum(a for a, _ in ps) / len(ps) - sum(a for a, _ in pr) / len(pr)) +
-                   abs(sum(b for _, b in ps) / len(ps) - sum(b for _, b in pr) / len(pr))) / 2
-    else:
-        payback = 0.0
+    payback = sum(abs(a - b) for a, b in zip(mean_shares(ps), mean_shares(pr))) / 2 \
+        if pr and ps else 0.0
     return {"rate": rate, "sizes": sizes, "keys": keys, "drops": drops, "payback": payback,
             "total": rate + 0.5 * sizes + 0.5 * keys + drops + 0.5 * payback}
 

@@ -53,7 +53,7 @@ typedef struct
                                  * through the credit (payback, drop) */
   gdouble key_slow;             /* and the fraction they pay back evenly
                                  * over key_payback frames */
-  gdouble key_payback;
+  gdouble key_payback;          /* frames (vp8enc scroll: ~20) */
 } SimEncoderModel;
 
 /* The calibrated models, and one by encoder and content (NULL if none). */
