@@ -261,19 +261,29 @@ gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
   switch (info->setup) {
     case GST_RC_ENCODER_SETUP_VPX:
       /* CBR follows target-bitrate; VBR on simple content stays far below
-       * or, at low targets, far above it. Deadline 1 = realtime. Buffer
-       * sizes in ms: a few hundred ms so the rate follows within a few
-       * frames. Frame dropping lets the encoder honour a sudden low
-       * target. */
+       * or, at low targets, far above it. Deadline 1 = realtime. Frame
+       * dropping lets the encoder honour a sudden low target.
+       * Buffer sizes in ms. libvpx's one-pass CBR (vp8 and vp9 ratectrl.c)
+       * cuts each frame's target by half the percentage that its buffer
+       * model lies below the optimal level, counted in hundredths of that
+       * level, at most undershoot / 2: how fast a key frame's excess is
+       * paid back. With 250 ms optimal, vp8enc's 11.5 KB key frames at
+       * 880 kbit/s (60 ms of excess) cut the next 20-30 frames by only
+       * 5-10 %, and on a link held 92 % full each key frame left a queue
+       * that took a second to drain (kernel bench, fixed 880 kbit/s: p95
+       * 46 ms); with 100 ms the next frames are about 30 % smaller, the
+       * excess is paid within ten frames, and the same run's p95 was
+       * 19 ms at the same utilization, no frame dropped (docs/results.md,
+       * issue 10). 60 ms dropped frames after key frames. */
       gst_util_set_object_arg (G_OBJECT (enc), "end-usage", "cbr");
       g_object_set (enc, "deadline", (gint64) 1, NULL);
       if (g_object_class_find_property (k, "buffer-size"))
-        g_object_set (enc, "buffer-size", 300, "buffer-initial-size", 200,
-            "buffer-optimal-size", 250, NULL);
+        g_object_set (enc, "buffer-size", 150, "buffer-initial-size", 80,
+            "buffer-optimal-size", 100, NULL);
       if (g_object_class_find_property (k, "dropframe-threshold"))
         g_object_set (enc, "dropframe-threshold", 30, NULL);
       GST_INFO_OBJECT (enc, "configured %" GST_PTR_FORMAT
-          " for real-time rate following (cbr, deadline 1, 300 ms buffer, "
+          " for real-time rate following (cbr, deadline 1, 150 ms buffer, "
           "frame dropping)", enc);
       break;
     case GST_RC_ENCODER_SETUP_OPENH264:

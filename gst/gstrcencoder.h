@@ -14,7 +14,7 @@ G_BEGIN_DECLS
 typedef enum
 {
   GST_RC_ENCODER_SETUP_NONE,    /* bitrate only */
-  GST_RC_ENCODER_SETUP_VPX,     /* end-usage=cbr, deadline 1, 300 ms buffer,
+  GST_RC_ENCODER_SETUP_VPX,     /* end-usage=cbr, deadline 1, 150 ms buffer,
                                  * frame dropping */
   GST_RC_ENCODER_SETUP_OPENH264,        /* rate-control=bitrate */
   GST_RC_ENCODER_SETUP_X264,    /* pass=cbr */

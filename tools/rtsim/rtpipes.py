@@ -427,9 +427,9 @@ def configure_encoder(enc, name):
     if name in ("vp8enc", "vp9enc"):
         Gst.util_set_object_arg(enc, "end-usage", "cbr")
         enc.set_property("deadline", 1)
-        enc.set_property("buffer-size", 300)
-        enc.set_property("buffer-initial-size", 200)
-        enc.set_property("buffer-optimal-size", 250)
+        enc.set_property("buffer-size", 150)
+        enc.set_property("buffer-initial-size", 80)
+        enc.set_property("buffer-optimal-size", 100)
         enc.set_property("dropframe-threshold", 30)
     elif name == "x264enc":
         Gst.util_set_object_arg(enc, "pass", "cbr")
