@@ -105,7 +105,9 @@
  * `capacity` (learned path capacity), `average-bitrate`, `delay-noise`
  * (learned inherent queueing delay of the path), `queueing-delay` (recent
  * average), `operating-point` (bits) and `gain` (1/s^2) of the rate
- * equation, `standing-queue`, `probes`, `probes-failed`, `probe-ramps`,
+ * equation, `standing-queue`, `bottleneck-rate` (from the receive spacing
+ * of packets sent faster than the path carries; 0 when none were; URCP
+ * only), `probes`, `probes-failed`, `probe-ramps`,
  * `overload-cuts` (R^MAX lowered after a capacity fall), `competing`
  * (TRUE while a flow that fills the bottleneck's buffer, such as TCP,
  * shares the path and URCP follows loss, AIMD, instead of the delay),

@@ -158,6 +158,11 @@ typedef struct
   gdouble rmax_before, probe_env, probe_se, probe_rave;
   GstClockTime probe_at, next_probe, probe_wait;
   guint probes, probes_failed, probe_ramps;
+  /* the bottleneck's rate from the receive spacing of packets sent faster
+   * than it (rc-urcp-probe.c): each pair's bytes and receive gap */
+  GstClockTime disp_send, disp_recv;    /* the last received packet's */
+  guint disp_size;
+  RcAvgWindow disp_bytes, disp_gap;     /* bits, s */
 
   /* overload test (rc-urcp-overload.c): reported packets, send order */
   UrcpPkt *ov;
@@ -260,6 +265,9 @@ void rc_urcp_env_add_sample (Urcp * u, GstClockTime ts, gdouble raw,
 void rc_urcp_env_floor_add (Urcp * u, gdouble env);
 /* With every delay sample once the R^AVE window is old enough. */
 void rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent);
+void rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p,
+    GstClockTime now);
+gdouble rc_urcp_bottleneck_bps (Urcp * u);
 /* Queue above the envelope's floor, s (for stats). */
 gdouble rc_urcp_standing_queue (Urcp * u);
 

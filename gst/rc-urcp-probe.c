@@ -60,6 +60,17 @@
  *    envelope and would pass any probe), one for a clean reference. */
 #define PROBE_MIN_SENT 0.9
 #define PROBE_LEAD 2.0
+/*  - Never above the bottleneck's rate, where one is measured (below): a
+ *    probe starts only when R^MAX is at least half a step below it, and a
+ *    kept probe keeps at most that rate. The absence of a standing queue
+ *    cannot tell an R^MAX a few per cent above the capacity: by eq. 19 it
+ *    stands less queue than the failure threshold. On the kernel bench
+ *    (kernel-1mbps, 2026-11-27) probes were kept at 1.016 Mbit/s where the
+ *    link carries 0.977 Mbit/s of RTP, the rate held 0.95-0.99 of that,
+ *    and each key frame's queue drained slowly (p95 61-73 ms, against
+ *    19 ms for a sender held at 0.90). */
+#define DISP_SEND_FACTOR 1.2
+#define DISP_MIN_PAIRS 20
 
 void
 rc_urcp_probe_init (Urcp * u)
@@ -70,6 +81,11 @@ rc_urcp_probe_init (Urcp * u)
   rc_avg_window_init (&u->env_win, URCP_WINDOW_SPAN, URCP_WINDOW_MAX_SAMPLES);
   rc_avg_window_init (&u->env2_win, URCP_WINDOW_SPAN,
       URCP_WINDOW_MAX_SAMPLES);
+  rc_avg_window_init (&u->disp_bytes, URCP_WINDOW_SPAN,
+      URCP_WINDOW_MAX_SAMPLES);
+  rc_avg_window_init (&u->disp_gap, URCP_WINDOW_SPAN,
+      URCP_WINDOW_MAX_SAMPLES);
+  u->disp_send = u->disp_recv = GST_CLOCK_TIME_NONE;
   u->probe_wait = URCP_WINDOW_SPAN;
   u->next_probe = 0;
 }
@@ -79,6 +95,8 @@ rc_urcp_probe_clear (Urcp * u)
 {
   rc_avg_window_clear (&u->env_win);
   rc_avg_window_clear (&u->env2_win);
+  rc_avg_window_clear (&u->disp_bytes);
+  rc_avg_window_clear (&u->disp_gap);
   g_free (u->ebuf);
   g_free (u->edq);
 }
@@ -92,6 +110,74 @@ rc_urcp_probe_reset (Urcp * u)
   u->dq_head = u->dq_tail = 0;
   rc_avg_window_reset (&u->env_win);
   rc_avg_window_reset (&u->env2_win);
+  rc_avg_window_reset (&u->disp_bytes);
+  rc_avg_window_reset (&u->disp_gap);
+  u->disp_send = u->disp_recv = GST_CLOCK_TIME_NONE;
+}
+
+/* The bottleneck's rate from packet pairs: two packets that reach the
+ * bottleneck closer together than it serves them leave it one service
+ * time apart (packet-pair dispersion: Keshav, SIGCOMM 1991; Dovrolis,
+ * Ramanathan and Moore, IEEE/ACM ToN 2004). Our pacer sends a frame's
+ * packets at 1.5x the target (rc-sender.c), faster than the bottleneck
+ * whenever the rate is near the capacity. A pair counts when its second
+ * packet was sent at more than DISP_SEND_FACTOR x R^MAX after the first (of
+ * about its size): if the bottleneck
+ * is slower than that, the pair queued there and its receive gap is the
+ * bottleneck's service time; if faster, the receive gap is about the send
+ * gap and the estimate is at least DISP_SEND_FACTOR x R^MAX, above any
+ * probe step, so it bounds nothing. Selected by send gaps only, not by
+ * receive gaps, so delay noise after the queue adds to the gaps' spread,
+ * not to their mean. Another flow's packets between the pair widen it:
+ * with competitors the estimate is of our share, and a probe, which they
+ * stop anyway (rc-urcp-compete.c), stays bounded by it. Loss breaks the
+ * chain. Sums over the R^AVE window. */
+void
+rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p, GstClockTime now)
+{
+  GstClockTime send = p->send_ts, recv = p->recv_ts;
+
+  if (p->lost || !GST_CLOCK_TIME_IS_VALID (send) ||
+      !GST_CLOCK_TIME_IS_VALID (recv)) {
+    u->disp_send = u->disp_recv = GST_CLOCK_TIME_NONE;
+    return;
+  }
+  if (GST_CLOCK_TIME_IS_VALID (u->disp_send) && send >= u->disp_send &&
+      u->delay.rmax > 0 && 10 * p->size >= 9 * u->disp_size &&
+      10 * u->disp_size >= 9 * p->size) {
+    gdouble bits = p->size * 8.0;
+    gdouble gap_s = (gdouble) (send - u->disp_send) / GST_SECOND;
+
+    /* Packets of about equal size only (a frame's, but its last): the
+     * pacer spaces a packet by the one before it, the bottleneck by its
+     * own size, and a full packet followed by a frame's short tail read a
+     * quarter of the pacing rate on a path that never queued them (rcsim:
+     * 0.43 Mbit/s on 1 Mbit/s). The receive gap signed: noise that
+     * reorders a pair gives a negative one, and leaving those out would
+     * keep only the noise that widens. */
+    if (gap_s * DISP_SEND_FACTOR * u->delay.rmax < bits) {
+      rc_avg_window_push (&u->disp_bytes, now, bits);
+      rc_avg_window_push (&u->disp_gap, now,
+          ((gdouble) recv - (gdouble) u->disp_recv) / GST_SECOND);
+    }
+  }
+  u->disp_send = send;
+  u->disp_recv = recv;
+  u->disp_size = p->size;
+}
+
+/* The bottleneck's rate (bit/s of our packets' sizes, the unit of R), or 0
+ * without DISP_MIN_PAIRS pairs in the window. */
+gdouble
+rc_urcp_bottleneck_bps (Urcp * u)
+{
+  gdouble bits, gap;
+
+  if (rc_avg_window_len (&u->disp_gap) < DISP_MIN_PAIRS ||
+      !rc_avg_window_mean (&u->disp_bytes, &bits) ||
+      !rc_avg_window_mean (&u->disp_gap, &gap) || gap <= 0)
+    return 0;
+  return bits / gap;
 }
 
 /* Add one raw OWD sample (s) to the standing-queue detector and finish
@@ -188,6 +274,7 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
   UrcpInstance *in = &u->delay;
   gboolean clear = no_standing_queue (u);
   gdouble env = 0;
+  gdouble cap = rc_urcp_bottleneck_bps (u);
 
   /* a competitor holds the queue (rc-urcp-compete.c): nothing to probe */
   if (u->competing)
@@ -231,8 +318,10 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
        * (rc-urcp-startup.c): 0.47 -> 3.3 Mbit/s in 2 s. */
       u->probe_wait = URCP_WINDOW_SPAN;
       u->next_probe = now;
-      GST_DEBUG ("%s: R^MAX probe kept: %.0f bit/s (R^AVE %.0f)",
-          u->parent.info->name, in->rmax, in->rave);
+      if (cap > 0)
+        in->rmax = MIN (in->rmax, MAX (u->rmax_before, cap));
+      GST_DEBUG ("%s: R^MAX probe kept: %.0f bit/s (R^AVE %.0f, bottleneck "
+          "%.0f)", u->parent.info->name, in->rmax, in->rave, cap);
       if (in->rave >= u->probe_rave * (1 + RMAX_PROBE_GAIN / 2))
         rc_urcp_probe_ramp (u, now);
     }
@@ -241,7 +330,8 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
   if (clear && now >= u->next_probe &&
       in->rave * PROBE_LEAD >= in->rmax &&
       sent >= PROBE_MIN_SENT * in->rate && u->delay.rate <= u->loss.rate &&
-      in->rmax < u->parent.limits.max_bps) {
+      in->rmax < u->parent.limits.max_bps &&
+      (cap <= 0 || in->rmax * (1 + RMAX_PROBE_GAIN / 2) <= cap)) {
     u->rmax_before = in->rmax;
     u->probe_env = env;
     u->probe_se = u->env_se;
@@ -254,9 +344,9 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
         u->rmax_before, in->rmax);
   } else if (now >= u->next_probe) {
     GST_LOG ("%s: no probe: standing queue %.1f ms (limit %.1f), R^AVE %.0f "
-        "R^MAX %.0f, sent %.0f of %.0f, delay rate %.0f loss rate %.0f",
-        u->parent.info->name, (env - u->env_floor) * 1000,
+        "R^MAX %.0f, sent %.0f of %.0f, delay rate %.0f loss rate %.0f, "
+        "bottleneck %.0f", u->parent.info->name, (env - u->env_floor) * 1000,
         NO_QUEUE_FRACTION * u->delay.sig_min * 1000, in->rave, in->rmax,
-        sent, in->rate, u->delay.rate, u->loss.rate);
+        sent, in->rate, u->delay.rate, u->loss.rate, cap);
   }
 }

@@ -306,6 +306,8 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
     if (GST_CLOCK_TIME_IS_VALID (p->send_ts) &&
         (!GST_CLOCK_TIME_IS_VALID (newest_any) || p->send_ts > newest_any))
       newest_any = p->send_ts;
+    if (u->adapt && !u->vtum)
+      rc_urcp_disp_sample (u, p, now);
     if (p->lost) {
       if (!steady)
         rc_urcp_startup_sample (u, p, 0, 0);
@@ -592,6 +594,8 @@ urcp_get_stats (RcController * c)
       "gain", G_TYPE_DOUBLE, u->delay.k2,
       "standing-queue", G_TYPE_UINT64,
       rc_stats_time (rc_urcp_standing_queue (u)),
+      "bottleneck-rate", G_TYPE_UINT,
+      rc_stats_bps (rc_urcp_bottleneck_bps (u)),
       "probes", G_TYPE_UINT, u->probes,
       "probes-failed", G_TYPE_UINT, u->probes_failed,
       "probe-ramps", G_TYPE_UINT, u->probe_ramps,
