@@ -66,6 +66,8 @@ GST_DEBUG_CATEGORY_EXTERN (rc_urcp_debug);
 
 /* The ramp's delay test: median of the newest packets (rc-urcp-startup.c). */
 #define URCP_RAMP_DELAY_PKTS 10
+/* Ring of packet pairs for the bottleneck's rate (rc-urcp-probe.c). */
+#define URCP_DISP_RING 256
 /* Ring of raw OWD samples for the standing-queue detector (rc-urcp-probe.c). */
 #define URCP_ENV_RING 16384
 
@@ -162,7 +164,9 @@ typedef struct
    * than it (rc-urcp-probe.c): each pair's bytes and receive gap */
   GstClockTime disp_send, disp_recv;    /* the last received packet's */
   guint disp_size;
-  RcAvgWindow disp_bytes, disp_gap;     /* bits, s */
+  UrcpSample *disp;             /* pairs: ts = when reported, delta = receive
+                                 * gap per bit (s), ring of URCP_DISP_RING */
+  guint64 n_disp;
 
   /* overload test (rc-urcp-overload.c): reported packets, send order */
   UrcpPkt *ov;
@@ -267,7 +271,7 @@ void rc_urcp_env_floor_add (Urcp * u, gdouble env);
 void rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent);
 void rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p,
     GstClockTime now);
-gdouble rc_urcp_bottleneck_bps (Urcp * u);
+gdouble rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now);
 /* Queue above the envelope's floor, s (for stats). */
 gdouble rc_urcp_standing_queue (Urcp * u);
 

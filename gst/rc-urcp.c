@@ -595,7 +595,7 @@ urcp_get_stats (RcController * c)
       "standing-queue", G_TYPE_UINT64,
       rc_stats_time (rc_urcp_standing_queue (u)),
       "bottleneck-rate", G_TYPE_UINT,
-      rc_stats_bps (rc_urcp_bottleneck_bps (u)),
+      rc_stats_bps (rc_urcp_bottleneck_bps (u, u->last_feedback)),
       "probes", G_TYPE_UINT, u->probes,
       "probes-failed", G_TYPE_UINT, u->probes_failed,
       "probe-ramps", G_TYPE_UINT, u->probe_ramps,
