@@ -161,7 +161,7 @@ typedef struct
   GstClockTime probe_at, next_probe, probe_wait;
   guint probes, probes_failed, probe_ramps;
   /* the bottleneck's rate from the receive spacing of packets sent faster
-   * than it (rc-urcp-probe.c): each pair's bytes and receive gap */
+   * than it (rc-urcp-probe.c) */
   GstClockTime disp_send, disp_recv;    /* the last received packet's */
   guint disp_size;
   UrcpSample *disp;             /* pairs: ts = when reported, delta = receive

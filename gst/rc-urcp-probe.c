@@ -363,10 +363,14 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
     GST_DEBUG ("%s: R^MAX probe: %.0f -> %.0f bit/s", u->parent.info->name,
         u->rmax_before, in->rmax);
   } else {
+    /* Held by the bottleneck's rate: read it again in a second, not with
+     * every packet. */
+    if (cap > 0)
+      u->next_probe = now + GST_SECOND;
     GST_LOG ("%s: no probe: standing queue %.1f ms (limit %.1f), R^AVE %.0f "
         "R^MAX %.0f, sent %.0f of %.0f, delay rate %.0f loss rate %.0f, "
-        "bottleneck %.0f (-1: not read)", u->parent.info->name, (env - u->env_floor) * 1000,
-        NO_QUEUE_FRACTION * u->delay.sig_min * 1000, in->rave, in->rmax,
+        "bottleneck %.0f (-1: not read)", u->parent.info->name,
+        (env - u->env_floor) * 1000, NO_QUEUE_FRACTION * u->delay.sig_min * 1000, in->rave, in->rmax,
         sent, in->rate, u->delay.rate, u->loss.rate, cap);
   }
 }
