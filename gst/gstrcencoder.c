@@ -271,11 +271,12 @@ gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
        * 880 kbit/s (60 ms of excess) cut the next 20-30 frames by only
        * 5-10 %, and on a link held 92 % full each key frame left a queue
        * that took a second to drain (kernel bench, fixed 880 kbit/s: p95
-       * 46 ms); with 100 ms the first frames after it are up to 30 % smaller, 84 %
-       * of the excess is paid within ten frames (42 % before; the `hold`
-       * recordings, docs/encoders.md), and the same run's p95 was
-       * 19 ms at the same utilization, no frame dropped (docs/results.md,
-       * issue 10). 60 ms dropped frames after key frames. */
+       * 46 ms); with 100 ms the first frames after it are up to 30 %
+       * smaller, 84 % of the excess is paid within ten frames (42 %
+       * before; the `hold` recordings, docs/encoders.md), and the same
+       * run's p95 was 19 ms at the same utilization, no frame dropped
+       * (docs/results.md, issue 10). 60 ms dropped frames after key
+       * frames. */
       gst_util_set_object_arg (G_OBJECT (enc), "end-usage", "cbr");
       g_object_set (enc, "deadline", (gint64) 1, NULL);
       if (g_object_class_find_property (k, "buffer-size"))
