@@ -370,7 +370,8 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
     GST_LOG ("%s: no probe: standing queue %.1f ms (limit %.1f), R^AVE %.0f "
         "R^MAX %.0f, sent %.0f of %.0f, delay rate %.0f loss rate %.0f, "
         "bottleneck %.0f (-1: not read)", u->parent.info->name,
-        (env - u->env_floor) * 1000, NO_QUEUE_FRACTION * u->delay.sig_min * 1000, in->rave, in->rmax,
+        (env - u->env_floor) * 1000,
+        NO_QUEUE_FRACTION * u->delay.sig_min * 1000, in->rave, in->rmax,
         sent, in->rate, u->delay.rate, u->loss.rate, cap);
   }
 }
