@@ -268,7 +268,7 @@ gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
        * model lies below the optimal level, counted in hundredths of that
        * level, at most undershoot / 2: how fast a key frame's excess is
        * paid back. With 250 ms optimal, vp8enc's 11.5 KB key frames at
-       * 880 kbit/s (60 ms of excess) cut the next 20-30 frames by only
+       * 880 kbit/s (~70 ms of excess) cut the next 20-30 frames by only
        * 5-10 %, and on a link held 92 % full each key frame left a queue
        * that took a second to drain (kernel bench, fixed 880 kbit/s: p95
        * 46 ms); with 100 ms the first frames after it are up to 30 %
