@@ -53,7 +53,8 @@ typedef struct
                                  * through the credit (payback, drop) */
   gdouble key_slow;             /* and the fraction they pay back evenly
                                  * over key_payback frames */
-  gdouble key_payback;          /* frames (vp8enc scroll: ~20) */
+  gdouble key_payback;          /* frames (vp8enc scroll: ~10 with
+                                 * urcpsender's 100 ms optimal buffer) */
 } SimEncoderModel;
 
 /* The calibrated models, and one by encoder and content (NULL if none). */
