@@ -290,6 +290,7 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
   gboolean clear = no_standing_queue (u);
   gdouble env = 0;
   gdouble cap;
+  gboolean bounded;
 
   /* a competitor holds the queue (rc-urcp-compete.c): nothing to probe */
   if (u->competing)
@@ -334,11 +335,18 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
       u->probe_wait = URCP_WINDOW_SPAN;
       u->next_probe = now;
       cap = rc_urcp_bottleneck_bps (u, now);
-      if (cap > 0)
-        in->rmax = MIN (in->rmax, MAX (u->rmax_before, cap));
+      bounded = cap > 0 && cap < in->rmax;
+      if (bounded)
+        in->rmax = MAX (u->rmax_before, cap);
       GST_DEBUG ("%s: R^MAX probe kept: %.0f bit/s (R^AVE %.0f, bottleneck "
           "%.0f)", u->parent.info->name, in->rmax, in->rave, cap);
-      if (in->rave >= u->probe_rave * (1 + RMAX_PROBE_GAIN / 2))
+      /* A probe cut back to the bottleneck's rate found no room to ramp
+       * into. R^AVE rising is no sign of room when it only recovers from
+       * a restart at 85 % (after start-up or a ramp) or from a cut: on the
+       * kernel bench (kernel-1mbps, 2026-11-27) such a probe, kept at the
+       * bottleneck's 0.966 Mbit/s, started a ramp to 2.0 Mbit/s that
+       * queued 25 KB (200 ms) and restarted the rate at 0.81 Mbit/s. */
+      if (!bounded && in->rave >= u->probe_rave * (1 + RMAX_PROBE_GAIN / 2))
         rc_urcp_probe_ramp (u, now);
     }
     return;
