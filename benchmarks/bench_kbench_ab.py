@@ -65,32 +65,6 @@ def shared_share(csv_dir, result):
     return got / fair if fair > 0 else None
 
 
-# Issue 10's "the target within ±10 % of its mean after start-up": judged
-# from this time on (start-up, ramp and restart are over by ~5 s on the
-# kernel bench at 1 Mbit/s).
-STEADY_FROM_S = 10.0
-
-
-def target_steady(csv_dir, result):
-    """The first media flow's target over the 200 ms rows from STEADY_FROM_S
-    on: the share of rows within ±10 % of their mean. None without targets
-    (a run whose log has no `target` lines)."""
-    flows = bs.media_flows(result)
-    if not flows:
-        return None
-    try:
-        with open(os.path.join(csv_dir, f"flow-{flows[0]['id']}.csv")) as f:
-            v = [float(r["target_kbps"]) for r in csv.DictReader(f)
-                 if float(r["t_s"]) >= STEADY_FROM_S and r["active"] == "1"]
-    except (OSError, KeyError, ValueError):
-        return None
-    v = [x for x in v if x > 0]
-    if not v:
-        return None
-    m = sum(v) / len(v)
-    return sum(abs(x - m) <= 0.1 * m for x in v) / len(v)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -141,7 +115,6 @@ def main():
                                     argv_extra)
                 if res is not None:
                     res["shared_share"] = shared_share(d, res)
-                    res["target_steady"] = target_steady(d, res)
                 shutil.rmtree(d, ignore_errors=True)
                 if res is None:
                     print(f"{case} {label}: {why}", file=sys.stderr)
@@ -158,11 +131,10 @@ def main():
     print(f"kbench, {args.runs} interleaved run(s) per arm, controller {args.controller}; "
           f"{labels[0]} = {arms[0][2]}, {labels[1]} = {arms[1][2]}\n")
     print("| case | arm | utilization (runs) | qdelay mean ms | qdelay p95 ms | media loss "
-          "| frame latency p50 / p95 ms | target within ±10 % of its mean after 10 s "
+          "| frame latency p50 / p95 ms | target within ±10 % of its mean (10 s to the first change) "
           "| media share while shared (runs) |")
     print("|---|---|---|---|---|---|---|---|---|")
-    rows = {key: dict(row_numbers(runs), share=[r["shared_share"] for r in runs],
-                      steady=[r["target_steady"] for r in runs])
+    rows = {key: dict(row_numbers(runs), share=[r["shared_share"] for r in runs])
             for key, runs in got.items() if runs}
     for case in cases:
         for label, _, _ in arms:

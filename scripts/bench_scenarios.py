@@ -70,6 +70,15 @@ def frame_latency(result, key):
     return statistics.mean(v) if v else None
 
 
+def target_steady(result):
+    """The first media flow's target steadiness after its start: rcsim's
+    `target_within_10pct` of its first convergence entry (docs/metrics.md:
+    from 10 s after the start to the first change). None without one."""
+    flows = media_flows(result)
+    conv = flows[0].get("convergence") if flows else None
+    return conv[0].get("target_within_10pct") if conv else None
+
+
 def frame_cell(p50s, p95s):
     """`p50 / p95` (ms), each the mean over runs; – without frames."""
     p50, p95 = mean_sd(p50s)[0], mean_sd(p95s)[0]

@@ -174,7 +174,15 @@ def check_convergence(f, w):
     check(isinstance(conv, list), f"{w}: convergence {conv!r}")
     prev_until = f["start_s"]
     for c in conv:
-        check(set(c) == {"at_s", "cause", "until_s", "after_s"}, f"{w}: convergence entry {c}")
+        check(set(c) == {"at_s", "cause", "until_s", "after_s", "target_kbps",
+                         "target_within_10pct"}, f"{w}: convergence entry {c}")
+        # The target's steadiness: both or neither, a mean above 0 and a
+        # share; only for media flows, judged from 10 s after the change.
+        tk, tw = c["target_kbps"], c["target_within_10pct"]
+        check((tk is None) == (tw is None), f"{w}: target fields {c}")
+        check(tk is None or (is_num(tk) and tk > 0 and is_num(tw) and 0 <= tw <= 1 and
+                             f["kind"] == "media" and c["until_s"] - c["at_s"] >= 15 - 1e-6),
+              f"{w}: target steadiness {c}")
         check(c["cause"] in CONV_CAUSES, f"{w}: cause {c['cause']!r}")
         check(prev_until <= c["at_s"] < c["until_s"] <= f["stop_s"], f"{w}: change times {c}")
         # Re-converged = held CONV_HOLD_S before the next change; after_s
@@ -604,9 +612,11 @@ def test_convergence_from_log(c):
         # 10 % of 500 kbit/s from the bin at 12.8 s (bins 12.0-12.8 s all
         # at ~500), held to 17.8 s < 19 s: 13.0 - 10 = 3.0 s. 19 s: the
         # CBR flow starts (share 400 kbit/s), 1 s before the end: null.
-        want = [{"at_s": 0.0, "cause": "start", "until_s": 10.0, "after_s": 0.2},
-                {"at_s": 10.0, "cause": "capacity", "until_s": 19.0, "after_s": 3.0},
-                {"at_s": 19.0, "cause": "flows", "until_s": 20.0, "after_s": None}]
+        # No `target` lines in the log: no steadiness.
+        none = {"target_kbps": None, "target_within_10pct": None}
+        want = [{"at_s": 0.0, "cause": "start", "until_s": 10.0, "after_s": 0.2, **none},
+                {"at_s": 10.0, "cause": "capacity", "until_s": 19.0, "after_s": 3.0, **none},
+                {"at_s": 19.0, "cause": "flows", "until_s": 20.0, "after_s": None, **none}]
         check(video["convergence"] == want, f"convergence {video['convergence']}, want {want}")
         check(video["convergence_s"] == 0.2, f"convergence_s {video['convergence_s']}")
         check(cbr["convergence"] == [] and cbr["convergence_s"] is None, f"CBR: {cbr}")
@@ -615,6 +625,41 @@ def test_convergence_from_log(c):
         video, _ = flows_of(list(range(0, 10000, 8)) + list(range(10000, 19990, 10)))
         check(video["convergence"][1]["after_s"] is None,
               f"800 kbit/s on a 500 kbit/s share converged: {video['convergence']}")
+
+
+def test_target_steadiness(c):
+    # The target's steadiness from a hand-made log (docs/metrics.md): one
+    # media flow on a constant link for 30 s, so one stretch, judged from
+    # 10 s to 30 s (100 bins of 200 ms). Targets: 300 kbit/s to 10 s (not
+    # judged), 1000 kbit/s to 26 s, 1300 from 26 s: mean (80 x 1000 +
+    # 20 x 1300) / 100 = 1060 kbit/s; 1000 is within 10 % of it, 1300 is
+    # not: 0.8. A 10 s run has nothing to judge after its first 10 s.
+    ms = 1000000
+    with scratch("rcsim-steady-") as tmp:
+        def first_change(duration, targets):
+            files = {"s.ini": "[scenario]\nname=steady\nduration=%d\n"
+                              "[link]\ncapacity=2000000\n"
+                              "[flow:video]\nkind=media\ndelay-ms=20\n" % duration,
+                     "run.log": "rcsim-log 1\n" + "".join(
+                         f"target 0 {t * ms} {bps}\n" for t, bps in targets) + "".join(
+                         f"fwd 0 media 1000 {e * ms} recv {(e + 4) * ms} {(e + 24) * ms}\n"
+                         for e in range(0, duration * 1000 - 10, 10))}
+            for name, text in files.items():
+                with open(os.path.join(tmp, name), "w") as f:
+                    f.write(text)
+            j, _ = c.json(os.path.join(tmp, "s.ini"), "--from-log", os.path.join(tmp, "run.log"))
+            return j["flows"][0]["convergence"][0]
+
+        ch = first_change(30, [(0, 300000), (10000, 1000000), (26000, 1300000)])
+        check(ch["target_kbps"] == 1060.0 and ch["target_within_10pct"] == 0.8,
+              f"steadiness {ch}, want 1060 kbit/s and 0.8")
+        # Held at its mean throughout: all within.
+        ch = first_change(30, [(0, 300000), (10000, 1000000)])
+        check(ch["target_kbps"] == 1000.0 and ch["target_within_10pct"] == 1.0,
+              f"steadiness {ch}, want 1000 kbit/s and 1.0")
+        ch = first_change(10, [(0, 300000)])
+        check(ch["target_kbps"] is None and ch["target_within_10pct"] is None,
+              f"a 10 s run judged: {ch}")
 
 
 def test_loss_accounting(c):
@@ -886,6 +931,7 @@ TESTS = {
     "outage": test_outage,
     "feedback-blackout": test_feedback_blackout,
     "convergence-from-log": test_convergence_from_log,
+    "target-steadiness": test_target_steadiness,
     "loss-accounting": test_loss_accounting,
     "fec-repair": test_fec_repair,
 }
