@@ -168,13 +168,6 @@ rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p, GstClockTime now)
   u->disp_size = p->size;
 }
 
-static gint
-cmp_double (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* The bottleneck's rate (bit/s of our packets' sizes, the unit of R) at
  * `now`, or 0 without DISP_MIN_PAIRS pairs in the window. */
 gdouble
@@ -193,7 +186,7 @@ rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now)
   }
   if (n < DISP_MIN_PAIRS)
     return 0;
-  qsort (v, n, sizeof (gdouble), cmp_double);
+  qsort (v, n, sizeof (gdouble), rc_double_cmp);
   /* The mean of the middle half (interquartile mean), not the median:
    * TWCC times receive in 250 us steps (a tenth of the 2.5 ms gap of a
    * 1200-byte packet at 4 Mbit/s, 2.5 % at 1 Mbit/s), so most gaps are one
