@@ -126,14 +126,14 @@ rc_urcp_probe_reset (Urcp * u)
  * Selected by send gaps only, not by receive gaps. The estimate is from
  * the middle half of the pairs' receive gaps per bit over the R^AVE window
  * (the newest URCP_DISP_RING pairs at most; see rc_urcp_bottleneck_bps),
- * not their sum: a token bucket (tbf, and the
- * shapers of access links) lets its burst, two or three packets, pass at
- * the line rate after each idle moment, and the sum of the gaps read
- * 1.00-1.04 Mbit/s on the kernel bench's 0.977 Mbit/s of RTP; delay noise
- * after the queue spreads the gaps around the service time. Another
- * flow's packets between the pair widen it: with competitors the estimate
- * is of our share, and a probe, which they stop anyway
- * (rc-urcp-compete.c), stays bounded by it. Loss breaks the chain. */
+ * not their sum: a token bucket (tbf, and the shapers of access links)
+ * lets its burst, two or three packets, pass at the line rate after each
+ * idle moment, and the sum of the gaps read 1.00-1.04 Mbit/s on the kernel
+ * bench's 0.977 Mbit/s of RTP; delay noise after the queue spreads the
+ * gaps around the service time. Another flow's packets between the pair
+ * widen it: with competitors the estimate is of our share, and a probe,
+ * which they stop anyway (rc-urcp-compete.c), stays bounded by it. Loss
+ * breaks the chain. */
 void
 rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p, GstClockTime now)
 {
