@@ -1090,8 +1090,15 @@ gst_urcp_sender_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     return GST_FLOW_OK;
   }
   pacing = rc_sender_get_config (self->sender)->pacing;
-  /* Without a clock (not playing) there is no time to pace on: pass it. */
-  if (!pacing || !GST_CLOCK_TIME_IS_VALID (now)) {
+  /* Without a clock (not playing) there is no time to pace on: pass it,
+   * unless packets are still queued. Those wait behind a sink that
+   * prerolls (PLAYING to PAUSED while the live source still pushes), and
+   * one passed now would overtake them (pipelines/assisted_pipeline saw
+   * a sequence gap out of urcpsender, the overtaken ones then dropped at
+   * READY). Queued, it leaves after them: an item queued without a time
+   * is due at once. */
+  if (!GST_CLOCK_TIME_IS_VALID (rc_sender_next_send (self->sender)) &&
+      (!pacing || !GST_CLOCK_TIME_IS_VALID (now))) {
     if (GST_CLOCK_TIME_IS_VALID (now)) {
       rc_sender_send_now (self->sender, size, kind, now);
       n = poll_locked (self, now, a, MAX_ACTIONS);
