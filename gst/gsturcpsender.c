@@ -1139,8 +1139,27 @@ gst_urcp_sender_loop (GstUrcpSender * self)
 
   g_mutex_lock (&self->ctrl_lock);
   while (!self->flushing && (!self->sender ||
-          !GST_CLOCK_TIME_IS_VALID (rc_sender_next_send (self->sender))))
-    g_cond_wait (&self->queue_cond, &self->ctrl_lock);
+          !GST_CLOCK_TIME_IS_VALID (rc_sender_next_send (self->sender)))) {
+    /* Nothing to send: poll on the controller's tick anyway. The session
+     * polls with every packet, and an encoder held low (vp8enc at
+     * min-bitrate on hard content) sends a frame now and then: the
+     * recovery after missing feedback, the watchdog and the controller's
+     * timers stood still until it did (1.8 s after a breaker reset on
+     * loopback), and the encoder waited for the target that would let it
+     * send. */
+    gint64 until = g_get_monotonic_time () +
+        RC_CONTROLLER_TICK / GST_USECOND;
+    if (!g_cond_wait_until (&self->queue_cond, &self->ctrl_lock, until) &&
+        !self->flushing && self->sender) {
+      now = running_time_now (self);
+      if (GST_CLOCK_TIME_IS_VALID (now)) {
+        n = poll_locked (self, now, a, MAX_ACTIONS);
+        g_mutex_unlock (&self->ctrl_lock);
+        carry_out (self, a, n);
+        return;
+      }
+    }
+  }
   if (self->flushing)
     goto pause;
 
