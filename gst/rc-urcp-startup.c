@@ -574,6 +574,21 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
     enter_steady (u, ramp_rmax (u), u->delay.sig_min, now, why);
     return;
   }
+  if (u->capped) {
+    /* The session sends below our rate (a recovery after missing
+     * feedback, or the circuit breaker's floor): a rate not sent is not
+     * the encoder failing to fill it, and not probed either. The ramp
+     * holds; a delay rise or loss above still ends it. Without this, a
+     * breaker reset on an RR-only peer whose next report came while the
+     * recovery was still climbing ended the ramp "application-limited" at
+     * 85 % of the rate before the outage: most likely the RR-only blackout
+     * failure of pipelines/urcp_pipeline in CI (vp8enc at 257 kbit/s, 0.85
+     * of ~300, against a goal of 270). */
+    u->ramp_limited_since = GST_CLOCK_TIME_NONE;
+    u->last_ramp_step = now;
+    u->reason = RAMP_REASON (u, ": held while the session caps the rate");
+    return;
+  }
   if (GST_CLOCK_TIME_IS_VALID (u->ramp_limited_since) &&
       now >= u->ramp_limited_since + RAMP_APP_LIMITED_TIME) {
     enter_steady (u, ramp_rmax (u), u->delay.sig_min, now,

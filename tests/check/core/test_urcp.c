@@ -926,6 +926,71 @@ GST_START_TEST (test_urcp_ramp_judges_its_own_packets)
 
 GST_END_TEST;
 
+/* Sends `rate` bit/s of 1200-byte packets from *t to `until` (indices
+ * from *seq on) and hands URCP an RTCP receiver report at `until`: no
+ * loss, a 20 ms RTT. */
+static void
+rr_only_period (RcController * c, gdouble rate, GstClockTime * t,
+    GstClockTime until, guint64 * seq)
+{
+  GstClockTime gap = (GstClockTime) (1200 * 8 / rate * GST_SECOND);
+  RcReportBlock b = { 0 };
+  RcFeedback fb = { 0 };
+
+  for (; *t < until; *t += gap)
+    rc_controller_on_packet_sent (c, (*seq)++, 1200, FALSE, *t);
+  *t = until;
+  b.kind = RC_REPORT_RR;
+  b.rr.rtt = 20 * GST_MSECOND;
+  b.rr.jitter = GST_CLOCK_TIME_NONE;
+  fb.reports = &b;
+  fb.n_reports = 1;
+  rc_controller_on_feedback (c, &fb, until);
+}
+
+/* The session caps what is sent (a recovery after missing feedback, or
+ * the circuit breaker's floor) while URCP's start-up ramp runs on RTCP
+ * receiver reports: the rate not sent is no encoder failing to fill it,
+ * so the ramp holds rather than ending "application-limited" at 85 % of
+ * its rate (which broke the 90 %-in-5 s promise after a breaker reset in
+ * pipelines/urcp_pipeline); it doubles again once the cap is gone. */
+GST_START_TEST (test_urcp_ramp_held_while_capped)
+{
+  RcController *c = controller_at_300k ("urcp", 0);
+  GstClockTime t = 0;
+  guint64 seq = 0;
+  gdouble before;
+  guint i;
+
+  /* The low phase ends at the third report. */
+  for (i = 1; i <= 3; i++)
+    rr_only_period (c, 300000, &t, i * 1500 * GST_MSECOND, &seq);
+  fail_unless_equals_string (rc_controller_get_decision (c).phase,
+      "startup-ramp");
+  before = rc_controller_get_decision (c).media_bps;
+
+  /* Capped at 50 kbit/s for 4 s, reports every second. */
+  rc_controller_set_capped (c, TRUE, t);
+  for (i = 1; i <= 4; i++)
+    rr_only_period (c, 50000, &t, t + GST_SECOND, &seq);
+  fail_unless_equals_string (rc_controller_get_decision (c).phase,
+      "startup-ramp");
+  fail_unless_equals_uint64 (rc_controller_get_decision (c).media_bps,
+      (guint64) before);
+
+  /* The cap is gone and the encoder follows: the ramp goes on. */
+  rc_controller_set_capped (c, FALSE, t);
+  for (i = 1; i <= 2; i++)
+    rr_only_period (c, rc_controller_get_decision (c).media_bps, &t,
+        t + GST_SECOND, &seq);
+  fail_unless (rc_controller_get_decision (c).media_bps >= 2 * before,
+      "the ramp did not go on: %" G_GUINT64_FORMAT " after %.0f",
+      rc_controller_get_decision (c).media_bps, before);
+  rc_controller_free (c);
+}
+
+GST_END_TEST;
+
 /* URCP in a closed loop with a path whose delay differs between frames:
  * each 66 ms the receiver reports two frames, the older one's packets 30 ms
  * later than the newer one's (as when a delay spike drains). `split`: each
@@ -1089,6 +1154,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_low_phase_by_send_time);
   tcase_add_test (tc, test_urcp_tcp_competitor);
   tcase_add_test (tc, test_urcp_ramp_judges_its_own_packets);
+  tcase_add_test (tc, test_urcp_ramp_held_while_capped);
   tcase_add_test (tc, test_urcp_feedback_split);
   return s;
 }
