@@ -6,8 +6,9 @@
  * I-frame distance (eqs. 3-4). Live video cannot be sent ahead of its
  * capture, so what the receiver "desires" here is the rate that, after the
  * forecast loss, keeps delivering what it receives now:
- *   lambda-hat_n = gamma_n / (1 - p-hat_{n+1})
- * (eq. 4's buffer terms are zero: the buffer is what the latency holds).
+ *   lambda-hat_n = gamma_n / (1 - min(p-hat_{n+1}, p_high))
+ * (eq. 4's buffer terms are zero: the buffer is what the latency holds;
+ * loss beyond p_high is congestion, not something to send more for).
  * Table 1's lambda-hat_max, the cap of an increase while all is well, is
  * then 1.5 lambda-hat_n (ours: an encoder that cannot fill its target would
  * otherwise see its request grow without end).
@@ -119,7 +120,11 @@ rc_r3cp_recv_period (RcR3cpRecv * r, gdouble p, gdouble recv_bps,
   d = r->rtt_hat_s > 0 ? r->rtt_hat_s : DEFAULT_RTT_S;
   r->now = state_of (c, r->p);
   r->forecast = state_of (c, r->p_hat);
-  r->desired = recv_bps / MAX (1 - r->p_hat, 0.01);
+  /* Ours: the forecast loss made up for is at most p_high. Beyond it the
+   * forecast is Congested, and sending more adds to the congestion; in the
+   * Unloaded row's Congested cell, min(lambda-hat_n, rho + delta_inc), a
+   * forecast of 0.9 after a clean period asked for 10x what arrived. */
+  r->desired = recv_bps / MAX (1 - MIN (r->p_hat, c->p_high), 0.01);
   desired_max = DESIRED_MAX_FACTOR * r->desired;
   /* one packet per RTT, as a rate */
   per_packet = c->packet_bytes * 8.0 / d;

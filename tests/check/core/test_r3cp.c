@@ -126,6 +126,33 @@ GST_START_TEST (test_forecast_once_per_period)
 
 GST_END_TEST;
 
+/* Heavy loss every other period (90 %) at a loopback RTT: after each
+ * clean period the state is Unloaded and the forecast Congested, Table 1's
+ * min(lambda-hat_n, rho + delta_inc). lambda-hat_n compensated the whole
+ * forecast loss, gamma / (1 - 0.9): a request of 10x what arrived (8.7
+ * Mbit/s on a 1 Mbit/s link in pipelines/assisted_pipeline). It makes up
+ * for at most p_high of it, so no request is far above what arrives. */
+GST_START_TEST (test_forecast_loss_compensated_up_to_p_high)
+{
+  RcR3cpConfig cfg;
+  RcR3cpRecv r;
+  gdouble rho, top = 0;
+  guint i;
+
+  rc_r3cp_config_init (&cfg);
+  rc_r3cp_recv_init (&r, &cfg);
+  for (i = 0; i < 100; i++) {
+    rho = rc_r3cp_recv_period (&r, (i % 2) ? 0.9 : 0, 800000,
+        GST_MSECOND);
+    if (r.now == RC_R3CP_UNLOADED && r.forecast == RC_R3CP_CONGESTED)
+      top = MAX (top, rho);
+  }
+  fail_unless (top > 0, "never Unloaded with a Congested forecast");
+  fail_unless (top <= 800000 / (1 - cfg.p_high) + 1, "asked for %.0f", top);
+}
+
+GST_END_TEST;
+
 /* The receiver with r3cp: each report after the first carries a TMMBR
  * about the stream and an RRTR; the interval is the forecast RTT, once a
  * DLRR about this receiver gave one (another receiver's is not its RTT). */
@@ -376,6 +403,7 @@ r3cp_suite (void)
   tcase_add_test (tc, test_rls);
   tcase_add_test (tc, test_table1);
   tcase_add_test (tc, test_forecast_once_per_period);
+  tcase_add_test (tc, test_forecast_loss_compensated_up_to_p_high);
   tcase_add_test (tc, test_receiver_requests);
   tcase_add_test (tc, test_controller_follows);
   tcase_add_test (tc, test_controller_fallback);
