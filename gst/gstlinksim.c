@@ -178,6 +178,19 @@ gst_link_sim_loss_get_type (void)
   return type;
 }
 
+GType
+gst_link_sim_delivery_get_type (void)
+{
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstLinkSimDelivery",
+        rc_link_keys[RC_LINK_KEY_DELIVERY].values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 static void gst_link_sim_child_proxy_init (gpointer g_iface,
     gpointer iface_data);
 
@@ -1302,8 +1315,10 @@ link_key_param_spec (const RcLinkKey * k)
           k->dmax, k->ddef, flags);
     case RC_LINK_TYPE_ENUM:
       return g_param_spec_enum (k->name, k->nick, k->blurb,
-          k == &rc_link_keys[RC_LINK_KEY_LOSS_MODEL] ?
-          GST_TYPE_LINK_SIM_LOSS : GST_TYPE_LINK_SIM_NOISE, k->def, flags);
+          k == &rc_link_keys[RC_LINK_KEY_LOSS_MODEL] ? GST_TYPE_LINK_SIM_LOSS
+          : k == &rc_link_keys[RC_LINK_KEY_DELIVERY] ?
+          GST_TYPE_LINK_SIM_DELIVERY : GST_TYPE_LINK_SIM_NOISE, k->def,
+          flags);
     case RC_LINK_TYPE_STRING:
       return g_param_spec_string (k->name, k->nick, k->blurb, NULL, flags);
   }

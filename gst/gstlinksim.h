@@ -18,6 +18,8 @@ G_DECLARE_FINAL_TYPE (GstLinkSimPad, gst_link_sim_pad, GST, LINK_SIM_PAD,
 GType gst_link_sim_noise_get_type (void);
 #define GST_TYPE_LINK_SIM_LOSS (gst_link_sim_loss_get_type ())
 GType gst_link_sim_loss_get_type (void);
+#define GST_TYPE_LINK_SIM_DELIVERY (gst_link_sim_delivery_get_type ())
+GType gst_link_sim_delivery_get_type (void);
 
 typedef struct _GstLinkSimFlow GstLinkSimFlow;
 

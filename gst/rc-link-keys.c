@@ -22,6 +22,14 @@ static const GEnumValue noise_values[] = {
   {0, NULL, NULL},
 };
 
+static const GEnumValue delivery_values[] = {
+  {RC_DELIVERY_END_OF_SLOT, "At the end of the packet's serialization "
+        "(a link that serializes)", "end-of-slot"},
+  {RC_DELIVERY_START_OF_SLOT, "At its start: a token-bucket shaper before "
+        "a fast hop, as Linux tbf on a veth", "start-of-slot"},
+  {0, NULL, NULL},
+};
+
 static const GEnumValue loss_values[] = {
   {RC_LOSS_NONE, "No random loss", "none"},
   {RC_LOSS_BERNOULLI, "Each packet lost with probability loss-rate",
@@ -91,6 +99,18 @@ const RcLinkKey rc_link_keys[RC_LINK_N_KEYS] = {
         "IPv6 + UDP, 0 to count the packet's own bytes only", "bytes",
         RC_LINK_TYPE_UINT,
         RC_LINK_KEY_LIVE, UINT_RANGE (0, 65535, 28), FIELD (overhead)},
+  /* The kernel bench's tbf hands a packet to the veth when its tokens are
+   * there, so the far end sees no serialization time in its delay; a slow
+   * link that serializes shows each packet's own size / capacity in it.
+   * Controllers that read delay see the two differently. */
+  [RC_LINK_KEY_DELIVERY] = {"delivery", "Delivery",
+        "When a packet reaches the far end: at the end of its time on the "
+        "link (a link that serializes: DSL, Wi-Fi, cellular) or at its start "
+        "(a shaper in front of a fast hop: Linux tbf, an ISP's policer); the "
+        "next packet waits for the whole slot either way. Not with "
+        "trace-file", NULL, RC_LINK_TYPE_ENUM, 0,
+        UINT_RANGE (0, RC_DELIVERY_START_OF_SLOT, RC_DELIVERY_END_OF_SLOT),
+      .values = delivery_values, FIELD (delivery)},
   [RC_LINK_KEY_NOISE_DISTRIBUTION] = {"noise-distribution",
         "Noise distribution",
         "Distribution of the extra delay after the queue", NULL,

@@ -121,6 +121,7 @@ struct _Pkt
   gpointer data;
   guint64 left;                 /* nanobits still to serialize */
   GstClockTime enqueued, departed, arrival;
+  GstClockTime slot;            /* START_OF_SLOT: time on the wire */
   GstClockTime noise;
   gboolean lost;
 };
@@ -147,6 +148,9 @@ typedef struct
   guint64 opp_next;             /* absolute index of the next opportunity */
   GstClockTime opp_time;        /* time of the last opportunity taken */
   guint opp_left;               /* bytes left in it */
+  /* START_OF_SLOT: nanobits of the last packet let go, still on the wire
+   * (they hold the next packet) */
+  guint64 wire_left;
 } Server;
 
 struct _RcLink
@@ -481,6 +485,12 @@ rc_link_config_validate (const RcLinkConfig * cfg, GError ** error)
       }
       break;
     case RC_CAPACITY_TRACE:
+      if (cfg->delivery != RC_DELIVERY_END_OF_SLOT) {
+        g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_INVALID,
+            "delivery=start-of-slot needs a capacity or a schedule: a "
+            "trace's delivery opportunities are the packets' delivery times");
+        return FALSE;
+      }
       if (cfg->n_trace == 0 || !cfg->trace_ms) {
         g_set_error (error, RC_LINK_ERROR, RC_LINK_ERROR_INVALID,
             "capacity trace is empty");
@@ -782,6 +792,48 @@ serve (RcLink * l, Server * s, guint64 * left, GstClockTime enq,
   }
 }
 
+/* START_OF_SLOT: lets the packet that entered at `enq` with `*left`
+ * nanobits go when the link is free for it (the bits of the one before it
+ * served, the queue's rate above 0): TRUE when that is at `*dep` <= limit;
+ * its bits are then on the wire in `s` and `*slot` is the time they take.
+ * As tbf does, which hands a packet on when its tokens are there and makes
+ * the next one wait for as many tokens. */
+static gboolean
+release (RcLink * l, Server * s, guint64 * left, GstClockTime enq,
+    GstClockTime limit, GstClockTime * dep, GstClockTime * slot)
+{
+  GstClockTime start, until, end = 0;
+  Server after;
+
+  if (s->wire_left > 0 && !serve (l, s, &s->wire_left, 0, limit, &end))
+    return FALSE;
+  start = MAX (s->t, enq);
+  /* An outage lets nothing go until its end (a schedule never ends at 0). */
+  while (rate_at (l, start, &until) == 0 && GST_CLOCK_TIME_IS_VALID (until))
+    start = until;
+  if (GST_CLOCK_TIME_IS_VALID (limit) && start > limit)
+    return FALSE;
+  s->t = start;
+  s->wire_left = *left;
+  *left = 0;
+  after = *s;
+  serve (l, &after, &after.wire_left, 0, GST_CLOCK_TIME_NONE, &end);
+  *dep = start;
+  *slot = end - start;
+  return TRUE;
+}
+
+/* The next packet's way out of the queue: serve() or release(). */
+static gboolean
+leave (RcLink * l, Server * s, guint64 * left, GstClockTime enq,
+    GstClockTime limit, GstClockTime * dep, GstClockTime * slot)
+{
+  *slot = 0;
+  if (l->cfg.delivery == RC_DELIVERY_START_OF_SLOT)
+    return release (l, s, left, enq, limit, dep, slot);
+  return serve (l, s, left, enq, limit, dep);
+}
+
 static void
 depart (RcLink * l, Pkt * p, GstClockTime dep)
 {
@@ -812,7 +864,7 @@ advance (RcLink * l, GstClockTime now)
     now = l->last_now;
   l->last_now = now;
   while ((p = l->queue.head)) {
-    if (!serve (l, &l->srv, &p->left, p->enqueued, now, &dep))
+    if (!leave (l, &l->srv, &p->left, p->enqueued, now, &dep, &p->slot))
       break;
     fifo_pop (&l->queue);
     l->queue_bytes -= p->size;
@@ -959,13 +1011,17 @@ rc_link_queue_delay (RcLink * l, GstClockTime now)
   GstClockTime dep = 0;
 
   now = advance (l, now);
-  if (!l->queue.head)
+  if (!l->queue.head && l->srv.wire_left == 0)
     return 0;
   s = l->srv;
   for (p = l->queue.head; p; p = p->next) {
     guint64 left = p->left;
-    serve (l, &s, &left, p->enqueued, GST_CLOCK_TIME_NONE, &dep);
+    GstClockTime slot;
+    leave (l, &s, &left, p->enqueued, GST_CLOCK_TIME_NONE, &dep, &slot);
   }
+  /* START_OF_SLOT: the link is free once the last one's bits are out. */
+  if (s.wire_left > 0)
+    serve (l, &s, &s.wire_left, 0, GST_CLOCK_TIME_NONE, &dep);
   return dep > now ? dep - now : 0;
 }
 
@@ -1031,9 +1087,9 @@ rc_link_next_event (RcLink * l)
   s = l->srv;
   for (p = l->queue.head; p; p = p->next) {
     guint64 left = p->left;
-    GstClockTime dep = 0, t;
+    GstClockTime dep = 0, t, slot;
 
-    serve (l, &s, &left, p->enqueued, GST_CLOCK_TIME_NONE, &dep);
+    leave (l, &s, &left, p->enqueued, GST_CLOCK_TIME_NONE, &dep, &slot);
     if (dep >= best)
       break;
     if (p->lost) {
@@ -1078,6 +1134,7 @@ rc_link_pop (RcLink * l, GstClockTime now, RcLinkPacket * out)
   out->enqueued = best->enqueued;
   out->departed = best->departed;
   out->arrival = best->arrival;
+  out->slot = best->slot;
   out->lost = best->lost;
   {
     RcLinkFlowStats *st = &l->flows[best->flow].st;

@@ -88,6 +88,18 @@ typedef enum
   RC_CAPACITY_TRACE,
 } RcCapacityMode;
 
+/* When a packet that has won the link reaches the far end. */
+typedef enum
+{
+  /* A link that serializes: at the end of the packet's time on it (size /
+   * capacity after it started); DSL, a Wi-Fi or cellular hop. */
+  RC_DELIVERY_END_OF_SLOT = 0,
+  /* A token-bucket shaper in front of a much faster hop (Linux `tbf` on a
+   * veth, an ISP's policer): at the start of that time, when the shaper
+   * lets it go; the next packet still waits for the whole slot. */
+  RC_DELIVERY_START_OF_SLOT,
+} RcDelivery;
+
 typedef struct
 {
   RcCapacityMode mode;
@@ -98,6 +110,8 @@ typedef struct
                                  * non-decreasing), each 1500 bytes, looping
                                  * with period = last entry; copied */
   guint n_trace;
+
+  RcDelivery delivery;          /* CONSTANT and SCHEDULE only */
 
   guint64 queue_limit_bytes;    /* tail-drop limit in bytes; 0 = use queue_limit_time */
   GstClockTime queue_limit_time;        /* limit as time at the current capacity
@@ -126,8 +140,13 @@ typedef struct
   guint size;                   /* bytes */
   gpointer data;                /* the caller's pointer, returned untouched */
   GstClockTime enqueued;        /* when it entered the queue */
-  GstClockTime departed;        /* end of serialization onto the link */
+  GstClockTime departed;        /* left the queue: the end of its
+                                 * serialization onto the link; with
+                                 * START_OF_SLOT its start */
   GstClockTime arrival;         /* at the far end; == departed when lost */
+  GstClockTime slot;            /* START_OF_SLOT: its serialization time
+                                 * (departed + slot is where END_OF_SLOT
+                                 * would have it leave); else 0 */
   gboolean lost;                /* lost by the loss model after the queue */
 } RcLinkPacket;
 

@@ -564,6 +564,114 @@ GST_START_TEST (test_outage)
 
 GST_END_TEST;
 
+/* delivery=start-of-slot (a shaper before a fast hop, as tbf): a packet
+ * leaves when the link is free for it and arrives a propagation delay
+ * later; the next one still waits for its whole slot, so the departures
+ * are the serializing link's less each packet's own slot, and the queue a
+ * new packet meets is the same. */
+GST_START_TEST (test_start_of_slot)
+{
+  RcLinkConfig cfg;
+  RcLink *l;
+  RcLinkPacket out[8];
+  guint f, i, n;
+
+  rc_link_config_init (&cfg);
+  cfg.capacity_bps = 1000000;
+  cfg.delivery = RC_DELIVERY_START_OF_SLOT;
+  l = rc_link_new (&cfg);
+  f = rc_link_add_flow (l, 5 * MS);
+  for (i = 0; i < 3; i++)
+    fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
+  /* The first is on the wire, two wait; the link is free at 30 ms. */
+  fail_unless_equals_uint64 (rc_link_backlog_bytes (l, 0), 2500);
+  fail_unless_equals_uint64 (rc_link_queue_delay (l, 0), 30 * MS);
+  n = drain (l, out, G_N_ELEMENTS (out));
+  fail_unless_equals_int (n, 3);
+  for (i = 0; i < 3; i++) {
+    fail_unless_equals_uint64 (out[i].departed, i * 10 * MS);
+    fail_unless_equals_uint64 (out[i].arrival, i * 10 * MS + 5 * MS);
+    fail_unless_equals_uint64 (out[i].slot, 10 * MS);
+  }
+  /* The last one's bits hold a packet that comes before they are out. */
+  fail_unless_equals_uint64 (rc_link_queue_delay (l, 25 * MS), 5 * MS);
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 25 * MS));
+  n = drain_from (l, out, 1, 25 * MS);
+  fail_unless_equals_uint64 (out[0].departed, 30 * MS);
+  /* An idle link lets a packet go at once. */
+  fail_unless (rc_link_enqueue (l, f, 125, NULL, 100 * MS));
+  n = drain_from (l, out, 1, 100 * MS);
+  fail_unless_equals_uint64 (out[0].departed, 100 * MS);
+  fail_unless_equals_uint64 (out[0].slot, 1 * MS);
+  rc_link_free (l);
+
+  /* A capacity change during a slot applies to the rest of its bits. */
+  l = rc_link_new (&cfg);
+  f = rc_link_add_flow (l, 0);
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
+  out[0] = pop_one (l, 0);
+  rc_link_set_capacity (l, 2000000, 5 * MS);
+  fail_unless_equals_uint64 (rc_link_next_event (l), 7500 * US);
+  out[0] = pop_one (l, 7500 * US);
+  fail_unless_equals_uint64 (out[0].departed, 7500 * US);
+  fail_unless_equals_uint64 (out[0].slot, 5 * MS);
+  rc_link_free (l);
+
+  /* An outage: nothing goes until its end, and a slot it cuts resumes. */
+  rc_link_config_init (&cfg);
+  cfg.capacity_bps = 1000000;
+  cfg.delivery = RC_DELIVERY_START_OF_SLOT;
+  cfg.mode = RC_CAPACITY_SCHEDULE;
+  fail_unless (rc_link_parse_schedule ("0:1000000,1:0,3:1000000", &cfg.steps,
+          &cfg.n_steps, NULL));
+  l = rc_link_new (&cfg);
+  f = rc_link_add_flow (l, 0);
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 995 * MS));
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 1500 * MS));
+  n = drain_from (l, out, 2, 995 * MS);
+  fail_unless_equals_int (n, 2);
+  fail_unless_equals_uint64 (out[0].departed, 995 * MS);
+  fail_unless_equals_uint64 (out[0].slot, 2010 * MS);
+  fail_unless_equals_uint64 (out[1].departed, 3005 * MS);
+  /* After it an idle link lets a packet go at once. */
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 3500 * MS));
+  n = drain_from (l, out, 1, 3500 * MS);
+  fail_unless_equals_uint64 (out[0].departed, 3500 * MS);
+  rc_link_free (l);
+  rc_link_config_clear (&cfg);
+
+  /* A link that starts in an outage lets the first packet go at its end. */
+  rc_link_config_init (&cfg);
+  cfg.capacity_bps = 1000000;
+  cfg.delivery = RC_DELIVERY_START_OF_SLOT;
+  cfg.mode = RC_CAPACITY_SCHEDULE;
+  fail_unless (rc_link_parse_schedule ("0:0,2:500000", &cfg.steps,
+          &cfg.n_steps, NULL));
+  l = rc_link_new (&cfg);
+  f = rc_link_add_flow (l, 0);
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
+  n = drain (l, out, 1);
+  fail_unless_equals_uint64 (out[0].departed, 2 * S);
+  fail_unless_equals_uint64 (out[0].slot, 20 * MS);
+  rc_link_free (l);
+  rc_link_config_clear (&cfg);
+
+  /* A trace has no slots. */
+  rc_link_config_init (&cfg);
+  cfg.delivery = RC_DELIVERY_START_OF_SLOT;
+  cfg.mode = RC_CAPACITY_TRACE;
+  cfg.trace_ms = g_new0 (guint32, 1);
+  cfg.trace_ms[0] = 1;
+  cfg.n_trace = 1;
+  fail_if (rc_link_config_validate (&cfg, NULL));
+  cfg.delivery = RC_DELIVERY_END_OF_SLOT;
+  fail_unless (rc_link_config_validate (&cfg, NULL));
+  rc_link_config_clear (&cfg);
+}
+
+GST_END_TEST;
+
 /* ====================================================== loss episodes */
 
 /* 100 B every ms for 5 s at 10 Mbit/s (no queue), episodes "1:2,3:4:0.5"
@@ -1457,6 +1565,7 @@ link_suite (void)
   tcase_add_test (tc, test_trace_replay);
   tcase_add_test (tc, test_capacity_and_limit_per_instant);
   tcase_add_test (tc, test_outage);
+  tcase_add_test (tc, test_start_of_slot);
 
   tc = tcase_create ("noise");
   suite_add_tcase (s, tc);
