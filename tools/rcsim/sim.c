@@ -1221,7 +1221,10 @@ deliver (Sim * sim, guint l, RcLinkPacket * out)
   SimFlow *f = p->flow;
   SimMetricsPacket r = metrics_packet (p, l, out->enqueued);
 
-  r.departed = out->departed;
+  /* The metrics count a packet's own serialization as queueing delay, at
+   * the end of its slot, whatever the link's delivery (docs/metrics.md);
+   * with start-of-slot it still reaches its receiver at out->arrival. */
+  r.departed = out->departed + out->slot;
   if (out->lost) {
     r.fate = SIM_FATE_LOST;
     sim_metrics_leave (sim->metrics, &r);
@@ -1229,7 +1232,7 @@ deliver (Sim * sim, guint l, RcLinkPacket * out)
     return;
   }
   r.fate = SIM_FATE_DELIVERED;
-  r.arrival = out->arrival;
+  r.arrival = out->arrival + out->slot;
   /* Goodput: media and CBR packets, and a TCP segment the first time it
    * arrives, which its receiver tells. */
   if (p->kind == SIM_PKT_TCP_DATA)

@@ -65,6 +65,31 @@ def capture_time(pad, buf):
     return t
 
 
+def start_of_slot(link):
+    """A [link] (or [reverse]) section with delivery=start-of-slot: linksim
+    hands each packet on at the start of its time on the link, as tbf does,
+    while docs/metrics.md counts a packet's own serialization as queueing
+    delay. Returns slot(size, t_ns), the ns that size bytes take at the
+    capacity in force at t_ns, for the runners to add to the arrival they
+    log (rcsim adds the same); None for the default end-of-slot."""
+    if link.get("delivery", "").strip().lower() != "start-of-slot":
+        return None
+    steps = [(0.0, float(link.get("capacity", 1000000)))]
+    for item in (link.get("schedule") or "").split(","):
+        if item.strip():
+            t, r = item.split(":")
+            steps.append((float(t), float(r)))
+    steps.sort(key=lambda s: s[0])
+
+    def slot(size, t_ns):
+        rate = 0.0
+        for t, r in steps:
+            if t * Gst.SECOND <= t_ns:
+                rate = r
+        return int(size * 8 * Gst.SECOND / rate) if rate > 0 else 0
+    return slot
+
+
 def capture_field(kind, capture):
     """The packet log's optional last field for a media packet: its frame's
     capture time (docs/metrics.md, `frames`)."""

@@ -56,6 +56,11 @@ class Tap:
         self.kind = kind                     # media, cbr or ctrl
         self.pad = int(sink.get_name()[len("sink_"):])
         self.overhead = link.get_property("overhead")
+        # delivery=start-of-slot: the arrival is logged at the slot's end
+        scen = runner.scen
+        section = scen.link if self.log_link == "fwd" else (
+            scen.reverse if scen.has_reverse and link is runner.links.get("reverse") else {})
+        self.slot = rp.start_of_slot(section)
         self.lock = threading.Lock()         # the two pads' threads
         self.pending = collections.deque()   # (bytes, entry ns, size, kind, capture)
         self.records = []                    # (entry ns, kind, log line fields)
@@ -109,6 +114,8 @@ class Tap:
                 _, t, size, kind, cap = self.pending.popleft()
                 self.gone.append((t, size, kind, cap))
             _, t, size, kind, cap = self.pending.popleft()
+            if self.slot:
+                arrival += self.slot(size, arrival)
             # The departure is not seen at the pads: '-' (arrival minus
             # the propagation delay stands in).
             self.records.append((t, kind, f"{size} {t} recv - {max(arrival, t)}"
