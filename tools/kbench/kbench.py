@@ -62,18 +62,30 @@ die = rp.die
 # worth of tokens (12 ms at 1 Mbit/s) is kept rather than lost. PEAK_FACTOR
 # keeps it from sending them back to back.
 BURST = 3000
-# tbf's second bucket (`peakrate`, one `mtu` deep): packets leave no faster
+# tbf's second bucket (`peakrate`, one packet deep): packets leave no faster
 # than 1 % above the rate, as from a link that serializes them, instead of
 # BURST bytes back to back after each idle period. Without it every busy
 # period ran up to BURST/rate (24 ms at 1 Mbit/s) ahead of a serializing
 # link, and kbench's queueing delay read that much lower than rcsim's for
 # the same queue. 1 % above the rate so that the first bucket, not this
 # one, sets the long-run capacity; a busy period of 1 s gets 10 ms ahead.
-# What is left: the one-packet bucket holds PEAK_MTU, so a packet smaller
-# than that leaves the rest early for the next one (1284-byte media
-# packets: 316 B, 2.5 ms at 1 Mbit/s).
 PEAK_FACTOR = 1.01
-PEAK_MTU = 1600
+# The second bucket's depth (tc's `mtu`) is the largest packet the
+# scenario sends (peak_mtu()): tbf drops a packet larger than it, and what a
+# smaller packet leaves of it lets the next one out early. With a fixed
+# 1600 bytes a 1256-byte media packet left 344 B after each idle moment,
+# the second packet of a pair left 2.7 ms early at 1 Mbit/s, and URCP's
+# packet pairs read the bottleneck 1.5 % above the link (results.md,
+# 2026-11-28).
+PEAK_MTU_MIN = 64
+# What rtpbin's TWCC header extension adds to each RTP packet beyond the
+# payloader's `mtu` (a kbench log: 1200-byte `mtu` -> 1228-byte UDP
+# payloads), and what a ULPFEC repair packet adds beyond the largest packet
+# it protects (RFC 5109 sec. 7.3-7.4: 10 + 8 bytes of FEC and level
+# headers, gst/rc-fec.h).
+TWCC_EXT = 8
+ULPFEC_EXTRA = 10 + 8
+TCP_IP_MTU = 1500           # the veths' MTU: TCP's largest IP packet
 NO_LIMIT = 1 << 30          # queue-limit-ms=0: no tail drop (1 GiB of queue)
 FAST_LINK = 1000000000      # linksim after the queue: no second bottleneck
 OUTAGE_BPS = 8              # tbf's rate during a 0 bit/s schedule step
@@ -117,8 +129,9 @@ class Net:
     two veth pairs, named and numbered after the pid so that two runs never
     collide; tbf on the router's egress towards the receiver."""
 
-    def __init__(self, pid, overhead):
+    def __init__(self, pid, overhead, peak_mtu):
         self.pid = pid
+        self.peak_mtu = peak_mtu
         self.ns = {k: f"kb{pid}{k}" for k in "sbr"}
         # interface names at most 11 characters (IFNAMSIZ 16)
         self.ifs = {"s": f"kb{pid}s", "bs": f"kb{pid}bs", "br": f"kb{pid}br", "r": f"kb{pid}r",
@@ -187,7 +200,7 @@ class Net:
             argv += ["stab", "overhead", str(self.stab)]
         argv += ["tbf", "rate", f"{int(rate_bps)}bit", "burst", str(BURST),
                  "peakrate", f"{max(int(rate_bps * PEAK_FACTOR), int(rate_bps) + 1)}bit",
-                 "mtu", str(PEAK_MTU), "limit", str(int(limit_bytes))]
+                 "mtu", str(self.peak_mtu), "limit", str(int(limit_bytes))]
         try:
             self.cmd("b", *argv)
         except RuntimeError as e:
@@ -1037,6 +1050,27 @@ class Runner(rp.Timeline):
         return realtime
 
 
+def peak_mtu(scen, media, tcp, urcp_names, controller):
+    """The largest packet of the scenario's forward flows as tbf counts it
+    (the scenario's `overhead` on top of the UDP payload, via the size
+    table; TCP: its IP packet, on which `overhead` counts 28 bytes)."""
+    overhead = int(scen.link.get("overhead", IPV4_UDP))
+    sizes = [PEAK_MTU_MIN]
+    for f in media:
+        if f.kind == "cbr":
+            # rtpL16pay's RTP header (rtpipes.CbrSource)
+            sizes.append(f.packet_size + 12 + TWCC_EXT + overhead)
+            continue
+        size = int(float(f.keys.get("mtu", 1200))) + rp.RTP_HEADER_BYTES + TWCC_EXT
+        ctrl = controller or f.controller
+        if ctrl in urcp_names and f.keys.get("fec", "probe").strip().lower() != "none":
+            size += ULPFEC_EXTRA          # fecenc is in the pipeline (rtpipes)
+        sizes.append(size + overhead)
+    if tcp:
+        sizes.append(TCP_IP_MTU + overhead - IPV4_UDP)
+    return max(sizes)
+
+
 def not_expressed(scen, flows):
     """What in the scenario the kernel bench does not do, as it is: one
     line per [flow:NAME] section (its `count` flows alike)."""
@@ -1044,6 +1078,9 @@ def not_expressed(scen, flows):
     if "trace-file" in scen.link:
         out.append(f"[link] trace-file: tbf follows the trace's rate in steps of "
                    f"{TRACE_BIN_S * 1000:g} ms, not its opportunities one by one")
+    if scen.link.get("delivery", "end-of-slot").strip().lower() != "start-of-slot":
+        out.append("[link] delivery: tbf hands each packet on at the start of its slot "
+                   "(delivery=start-of-slot); a link that serializes is not emulated")
     if scen.has_reverse and any(f.kind == "tcp" for f in flows):
         out.append("[reverse]: linksim shapes the media flows' RTCP, not the TCP flows' ACKs")
     noisy = any(k.startswith(("noise-", "loss-", "ge-")) for k in scen.link)
@@ -1108,7 +1145,8 @@ def main():
     signal.signal(signal.SIGINT, on_signal)
 
     reap_stale()
-    net = Net(os.getpid(), int(scen.link.get("overhead", IPV4_UDP)))
+    net = Net(os.getpid(), int(scen.link.get("overhead", IPV4_UDP)),
+              peak_mtu(scen, media, tcp, urcp_names, args.controller))
     tmp = tempfile.mkdtemp(prefix="kbench-")
     r = None
     try:
@@ -1141,6 +1179,7 @@ def main():
     realtime = dict({"mode": "kbench", "wall_s": wall, "content": args.content or "scenario",
                      "bottleneck": {"qdisc": "tbf", "burst_bytes": BURST,
                                     "size_table_overhead": net.stab,
+                                    "peak_mtu": net.peak_mtu,
                                     "changes": r.tbf_changes},
                      "tcp_timing": "tcpdump on the router: entry when it received a packet, "
                                    "departure when it sent it on after tbf; arrival written as "
