@@ -870,6 +870,10 @@ advance (RcLink * l, GstClockTime now)
     l->queue_bytes -= p->size;
     depart (l, p, dep);
   }
+  /* START_OF_SLOT: the bits on the wire are served up to now as well, so
+   * that a capacity set at now applies only to what is left of them. */
+  if (!l->queue.head && l->srv.wire_left > 0)
+    serve (l, &l->srv, &l->srv.wire_left, 0, now, &dep);
   return now;
 }
 

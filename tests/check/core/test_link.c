@@ -617,6 +617,18 @@ GST_START_TEST (test_start_of_slot)
   fail_unless_equals_uint64 (out[0].departed, 7500 * US);
   fail_unless_equals_uint64 (out[0].slot, 5 * MS);
   rc_link_free (l);
+  /* The same with nothing queued behind the first packet when the rate
+   * changes: its bits before 5 ms went at the old rate. */
+  l = rc_link_new (&cfg);
+  f = rc_link_add_flow (l, 0);
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
+  out[0] = pop_one (l, 0);
+  rc_link_set_capacity (l, 2000000, 5 * MS);
+  fail_unless_equals_uint64 (rc_link_queue_delay (l, 5 * MS), 2500 * US);
+  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 6 * MS));
+  out[0] = pop_one (l, 7500 * US);
+  fail_unless_equals_uint64 (out[0].departed, 7500 * US);
+  rc_link_free (l);
 
   /* An outage: nothing goes until its end, and a slot it cuts resumes. */
   rc_link_config_init (&cfg);
