@@ -1010,12 +1010,19 @@ class Runner(rp.Timeline):
     def write_log(self, path, duration_s):
         duration_ns = int(duration_s * Gst.SECOND)
         lines, udp = [], collections.Counter()
+        over = 0
         for tap in self.taps:
             ls, n = tap.finish(self.slot_ns)
             lines += ls
             if tap.log_link == "fwd":
                 udp += n
-        realtime = {}
+                over += sum(1 for rec in tap.recs if rec[1] > self.net.peak_mtu)
+        # tbf drops what its peak bucket cannot hold: peak_mtu() must know
+        # every packet the flows send
+        realtime = {"over_peak_mtu": over}
+        if over:
+            print(f"kbench: {over} packets larger than tbf's peak bucket "
+                  f"({self.net.peak_mtu} B) were dropped by it", file=sys.stderr)
         tcp_drops, tcp_after = collections.Counter(), collections.Counter()
         if self.captures:
             lost = [c.stop() for c in self.captures]

@@ -76,6 +76,10 @@ if tc["tc_drops"] != tc["log_drops"] or not tc["drained"]:
     fail(f"packet log against tc's counters: {tc}")
 if tc["tc_packets"] != tc["log_packets"] + tc["tcp_after_end"]:
     fail(f"packets sent by tbf against the log: {tc}")
+# tbf's peak bucket is the largest packet the flows send (kbench's
+# peak_mtu): none of them was larger, so none was dropped for its size.
+if rt["over_peak_mtu"] != 0 or rt["bottleneck"]["peak_mtu"] > 1600:
+    fail(f"peak bucket {rt['bottleneck']['peak_mtu']} B, {rt['over_peak_mtu']} packets above it")
 
 # TCP gets its scenario's delay from the delay line (no netem here).
 TCP_RTT_MS = 100
