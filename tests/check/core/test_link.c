@@ -37,15 +37,16 @@ link_new_constant (guint64 bps, guint64 limit_bytes, GstClockTime limit_time)
 }
 
 /* A schedule link: `before` bit/s before the steps of `schedule`, a queue
- * limit of `limit_time`. */
+ * limit of `limit_time`, packets delivered as `delivery` says. */
 static RcLink *
-link_new_schedule (const gchar * schedule, guint64 before,
-    GstClockTime limit_time)
+link_new_schedule_delivery (const gchar * schedule, guint64 before,
+    GstClockTime limit_time, RcDelivery delivery)
 {
   RcLinkConfig cfg;
   RcLink *l;
 
   rc_link_config_init (&cfg);
+  cfg.delivery = delivery;
   cfg.capacity_bps = before;
   cfg.queue_limit_time = limit_time;
   fail_unless (rc_link_parse_schedule (schedule, &cfg.steps, &cfg.n_steps,
@@ -56,6 +57,10 @@ link_new_schedule (const gchar * schedule, guint64 before,
   fail_unless (l != NULL);
   return l;
 }
+
+#define link_new_schedule(schedule, before, limit_time) \
+  link_new_schedule_delivery (schedule, before, limit_time, \
+      RC_DELIVERY_END_OF_SLOT)
 
 /* Pops one packet that must be there at `now`. */
 static RcLinkPacket
@@ -605,39 +610,32 @@ GST_START_TEST (test_start_of_slot)
   fail_unless_equals_uint64 (out[0].slot, 1 * MS);
   rc_link_free (l);
 
-  /* A capacity change during a slot applies to the rest of its bits. */
-  l = rc_link_new (&cfg);
-  f = rc_link_add_flow (l, 0);
-  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
-  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
-  out[0] = pop_one (l, 0);
-  rc_link_set_capacity (l, 2000000, 5 * MS);
-  fail_unless_equals_uint64 (rc_link_next_event (l), 7500 * US);
-  out[0] = pop_one (l, 7500 * US);
-  fail_unless_equals_uint64 (out[0].departed, 7500 * US);
-  fail_unless_equals_uint64 (out[0].slot, 5 * MS);
-  rc_link_free (l);
-  /* The same with nothing queued behind the first packet when the rate
-   * changes: its bits before 5 ms went at the old rate. */
-  l = rc_link_new (&cfg);
-  f = rc_link_add_flow (l, 0);
-  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
-  out[0] = pop_one (l, 0);
-  rc_link_set_capacity (l, 2000000, 5 * MS);
-  fail_unless_equals_uint64 (rc_link_queue_delay (l, 5 * MS), 2500 * US);
-  fail_unless (rc_link_enqueue (l, f, 1250, NULL, 6 * MS));
-  out[0] = pop_one (l, 7500 * US);
-  fail_unless_equals_uint64 (out[0].departed, 7500 * US);
-  rc_link_free (l);
+  /* A capacity change during a slot applies to the rest of its bits, with
+   * the next packet queued behind it or coming after the change (then the
+   * bits before 5 ms went at the old rate all the same). */
+  for (i = 0; i < 2; i++) {
+    gboolean queued = i == 0;
+    l = rc_link_new (&cfg);
+    f = rc_link_add_flow (l, 0);
+    fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
+    if (queued)
+      fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
+    out[0] = pop_one (l, 0);
+    rc_link_set_capacity (l, 2000000, 5 * MS);
+    if (!queued) {
+      fail_unless_equals_uint64 (rc_link_queue_delay (l, 5 * MS), 2500 * US);
+      fail_unless (rc_link_enqueue (l, f, 1250, NULL, 6 * MS));
+    }
+    fail_unless_equals_uint64 (rc_link_next_event (l), 7500 * US);
+    out[0] = pop_one (l, 7500 * US);
+    fail_unless_equals_uint64 (out[0].departed, 7500 * US);
+    fail_unless_equals_uint64 (out[0].slot, 5 * MS);
+    rc_link_free (l);
+  }
 
   /* An outage: nothing goes until its end, and a slot it cuts resumes. */
-  rc_link_config_init (&cfg);
-  cfg.capacity_bps = 1000000;
-  cfg.delivery = RC_DELIVERY_START_OF_SLOT;
-  cfg.mode = RC_CAPACITY_SCHEDULE;
-  fail_unless (rc_link_parse_schedule ("0:1000000,1:0,3:1000000", &cfg.steps,
-          &cfg.n_steps, NULL));
-  l = rc_link_new (&cfg);
+  l = link_new_schedule_delivery ("0:1000000,1:0,3:1000000", 1000000, 0,
+      RC_DELIVERY_START_OF_SLOT);
   f = rc_link_add_flow (l, 0);
   fail_unless (rc_link_enqueue (l, f, 1250, NULL, 995 * MS));
   fail_unless (rc_link_enqueue (l, f, 1250, NULL, 1500 * MS));
@@ -651,23 +649,16 @@ GST_START_TEST (test_start_of_slot)
   n = drain_from (l, out, 1, 3500 * MS);
   fail_unless_equals_uint64 (out[0].departed, 3500 * MS);
   rc_link_free (l);
-  rc_link_config_clear (&cfg);
 
   /* A link that starts in an outage lets the first packet go at its end. */
-  rc_link_config_init (&cfg);
-  cfg.capacity_bps = 1000000;
-  cfg.delivery = RC_DELIVERY_START_OF_SLOT;
-  cfg.mode = RC_CAPACITY_SCHEDULE;
-  fail_unless (rc_link_parse_schedule ("0:0,2:500000", &cfg.steps,
-          &cfg.n_steps, NULL));
-  l = rc_link_new (&cfg);
+  l = link_new_schedule_delivery ("0:0,2:500000", 1000000, 0,
+      RC_DELIVERY_START_OF_SLOT);
   f = rc_link_add_flow (l, 0);
   fail_unless (rc_link_enqueue (l, f, 1250, NULL, 0));
   n = drain (l, out, 1);
   fail_unless_equals_uint64 (out[0].departed, 2 * S);
   fail_unless_equals_uint64 (out[0].slot, 20 * MS);
   rc_link_free (l);
-  rc_link_config_clear (&cfg);
 
   /* A trace has no slots. */
   rc_link_config_init (&cfg);
