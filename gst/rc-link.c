@@ -795,7 +795,9 @@ serve (RcLink * l, Server * s, guint64 * left, GstClockTime enq,
 /* START_OF_SLOT: lets the packet that entered at `enq` with `*left`
  * nanobits go when the link is free for it (the bits of the one before it
  * served, the queue's rate above 0): TRUE when that is at `*dep` <= limit;
- * its bits are then on the wire in `s` and `*slot` is the time they take.
+ * its bits are then on the wire in `s` and `*slot` (NULL: not wanted,
+ * as in the predictions, which would pay a second serve per packet) is the
+ * time they take.
  * As tbf does, which hands a packet on when its tokens are there and makes
  * the next one wait for as many tokens. */
 static gboolean
@@ -816,19 +818,23 @@ release (RcLink * l, Server * s, guint64 * left, GstClockTime enq,
   s->t = start;
   s->wire_left = *left;
   *left = 0;
-  after = *s;
-  serve (l, &after, &after.wire_left, 0, GST_CLOCK_TIME_NONE, &end);
   *dep = start;
-  *slot = end - start;
+  if (slot) {
+    after = *s;
+    serve (l, &after, &after.wire_left, 0, GST_CLOCK_TIME_NONE, &end);
+    *slot = end - start;
+  }
   return TRUE;
 }
 
-/* The next packet's way out of the queue: serve() or release(). */
+/* The next packet's way out of the queue: serve() or release(). `slot`
+ * may be NULL. */
 static gboolean
 leave (RcLink * l, Server * s, guint64 * left, GstClockTime enq,
     GstClockTime limit, GstClockTime * dep, GstClockTime * slot)
 {
-  *slot = 0;
+  if (slot)
+    *slot = 0;
   if (l->cfg.delivery == RC_DELIVERY_START_OF_SLOT)
     return release (l, s, left, enq, limit, dep, slot);
   return serve (l, s, left, enq, limit, dep);
@@ -1020,8 +1026,7 @@ rc_link_queue_delay (RcLink * l, GstClockTime now)
   s = l->srv;
   for (p = l->queue.head; p; p = p->next) {
     guint64 left = p->left;
-    GstClockTime slot;
-    leave (l, &s, &left, p->enqueued, GST_CLOCK_TIME_NONE, &dep, &slot);
+    leave (l, &s, &left, p->enqueued, GST_CLOCK_TIME_NONE, &dep, NULL);
   }
   /* START_OF_SLOT: the link is free once the last one's bits are out. */
   if (s.wire_left > 0)
@@ -1091,9 +1096,9 @@ rc_link_next_event (RcLink * l)
   s = l->srv;
   for (p = l->queue.head; p; p = p->next) {
     guint64 left = p->left;
-    GstClockTime dep = 0, t, slot;
+    GstClockTime dep = 0, t;
 
-    leave (l, &s, &left, p->enqueued, GST_CLOCK_TIME_NONE, &dep, &slot);
+    leave (l, &s, &left, p->enqueued, GST_CLOCK_TIME_NONE, &dep, NULL);
     if (dep >= best)
       break;
     if (p->lost) {
