@@ -650,11 +650,7 @@ class Runner(rp.Timeline):
         end. Written into the log's departure and arrival, so that queueing
         delay means the same here as in rcsim (it includes the packet's own
         serialization time). 0 in an outage."""
-        rate = 0.0
-        for t, r, _limit in self.steps:
-            if t * Gst.SECOND <= t_ns:
-                rate = r
-        return int(size * 8 * Gst.SECOND / rate) if rate > OUTAGE_BPS else 0
+        return rp.slot_ns(self.steps, size, t_ns, OUTAGE_BPS)
 
     def capacity_steps(self, duration_s):
         """[(t_s, rate_bps, limit_bytes)]: tbf's rate and queue limit from
@@ -666,13 +662,7 @@ class Runner(rp.Timeline):
         link = self.scen.link
         if "trace-file" in link:
             return self.trace_steps(link["trace-file"], duration_s)
-        steps = [(0.0, float(link.get("capacity", 1000000)))]
-        for item in (link.get("schedule") or "").split(","):
-            if item.strip():
-                t, r = item.split(":")
-                if float(t) == 0:
-                    steps = steps[1:]     # the schedule's own start
-                steps.append((float(t), float(r)))
+        steps = rp.rate_steps(link)
         out = []
         for k, (t, r) in enumerate(steps):
             lr = r

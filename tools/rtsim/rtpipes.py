@@ -65,6 +65,31 @@ def capture_time(pad, buf):
     return t
 
 
+def rate_steps(link):
+    """[(t_s, rate_bps)] of a [link] (or [reverse]) section without a
+    trace: its capacity from 0, then its schedule's steps (a step at 0
+    replaces the capacity); a rate of 0 is an outage."""
+    steps = [(0.0, float(link.get("capacity", 1000000)))]
+    for item in (link.get("schedule") or "").split(","):
+        if item.strip():
+            t, r = item.split(":")
+            if float(t) == 0:
+                steps = steps[1:]     # the schedule's own start
+            steps.append((float(t), float(r)))
+    return steps
+
+
+def slot_ns(steps, size, t_ns, idle_at_or_below=0):
+    """The ns that size bytes take at the rate in force at t_ns, of steps
+    whose first two fields are (t_s, rate_bps); 0 where that rate is at or
+    below idle_at_or_below (an outage)."""
+    rate = 0.0
+    for step in steps:
+        if step[0] * Gst.SECOND <= t_ns:
+            rate = step[1]
+    return int(size * 8 * Gst.SECOND / rate) if rate > idle_at_or_below else 0
+
+
 def start_of_slot(link):
     """A [link] (or [reverse]) section with delivery=start-of-slot: linksim
     hands each packet on at the start of its time on the link, as tbf does,
@@ -74,20 +99,8 @@ def start_of_slot(link):
     log (rcsim adds the same); None for the default end-of-slot."""
     if link.get("delivery", "").strip().lower() != "start-of-slot":
         return None
-    steps = [(0.0, float(link.get("capacity", 1000000)))]
-    for item in (link.get("schedule") or "").split(","):
-        if item.strip():
-            t, r = item.split(":")
-            steps.append((float(t), float(r)))
-    steps.sort(key=lambda s: s[0])
-
-    def slot(size, t_ns):
-        rate = 0.0
-        for t, r in steps:
-            if t * Gst.SECOND <= t_ns:
-                rate = r
-        return int(size * 8 * Gst.SECOND / rate) if rate > 0 else 0
-    return slot
+    steps = rate_steps(link)
+    return lambda size, t_ns: slot_ns(steps, size, t_ns)
 
 
 def capture_field(kind, capture):
