@@ -249,6 +249,29 @@ gst_rc_probe_foreach_buffer (GstPadProbeInfo * info, GstRcBufferFunc fn,
         foreach_in_list, &f);
 }
 
+/* TRUE when `enc` has the integer property `prop` at its default: the
+ * user did not set it (or set the default), so our choice may replace it.
+ * The default is a new instance's value, not the GParamSpec's: vp9enc
+ * shares vp8enc's property specs (default lag-in-frames 0) and sets 25 in
+ * its instance. */
+static gboolean
+default_int (GstElement * enc, const gchar * prop)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (enc),
+      prop);
+  GstElementFactory *f = gst_element_get_factory (enc);
+  GstElement *fresh;
+  gint v, d;
+
+  if (!ps || ps->value_type != G_TYPE_INT || !f ||
+      !(fresh = gst_element_factory_create (f, NULL)))
+    return FALSE;
+  g_object_get (enc, prop, &v, NULL);
+  g_object_get (fresh, prop, &d, NULL);
+  gst_object_unref (gst_object_ref_sink (fresh));
+  return v == d;
+}
+
 void
 gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
 {
@@ -284,9 +307,26 @@ gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
             "buffer-optimal-size", 100, NULL);
       if (g_object_class_find_property (k, "dropframe-threshold"))
         g_object_set (enc, "dropframe-threshold", 30, NULL);
+      /* A fixed speed where the user left libvpx's automatic one (0). The
+       * automatic speed starts over whenever the configuration changes,
+       * and we change target-bitrate several times a second: vp8enc at
+       * 640x480 then took 26 ms a frame where the same target held took
+       * 6.5 ms and speed 6 takes 4.5 ms either way (this machine,
+       * retargets every 33 or 100 ms; docs/encoders.md), a quarter of
+       * each frame's latency and most of a core. -6 is a fixed speed 6
+       * (negative: fixed, libvpx vp8cx.h), libwebrtc's default for VP8 on
+       * desktop CPUs. vp9enc: speed 6, 7 ms a frame where its automatic
+       * speed took 195 ms, too slow for 30 fps. */
+      if (default_int (enc, "cpu-used"))
+        g_object_set (enc, "cpu-used", g_str_equal (info->factory, "vp9enc") ?
+            6 : -6, NULL);
+      /* vp9enc holds 25 frames back by default (its lag-in-frames), 0.8 s
+       * at 30 fps; nothing real-time waits for that (vp8enc's is 0). */
+      if (default_int (enc, "lag-in-frames"))
+        g_object_set (enc, "lag-in-frames", 0, NULL);
       GST_INFO_OBJECT (enc, "configured %" GST_PTR_FORMAT
           " for real-time rate following (cbr, deadline 1, 150 ms buffer, "
-          "frame dropping)", enc);
+          "frame dropping, fixed speed, no lag)", enc);
       break;
     case GST_RC_ENCODER_SETUP_OPENH264:
       /* Its default rate-control=quality ignores the bitrate property. */

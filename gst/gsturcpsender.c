@@ -1836,7 +1836,9 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
       g_param_spec_boolean ("configure-encoder", "Configure encoder",
           "Set the encoder up for real-time rate following (vp8enc/vp9enc: "
           "end-usage=cbr, deadline=1, 150 ms buffer (100 ms optimal), "
-          "frame dropping; openh264enc: rate-control=bitrate; x264enc: pass=cbr)",
+          "frame dropping, and where left at their defaults cpu-used=-6 "
+          "(vp9enc: 6), a fixed speed, and lag-in-frames=0; openh264enc: "
+          "rate-control=bitrate; x264enc: pass=cbr)",
           DEFAULT_CONFIGURE_ENCODER, rw));
   g_object_class_install_property (gobject_class, PROP_TEMPORAL_LAYERS,
       g_param_spec_uint ("temporal-layers", "Temporal layers",

@@ -469,6 +469,9 @@ def configure_encoder(enc, name):
         enc.set_property("buffer-initial-size", 80)
         enc.set_property("buffer-optimal-size", 100)
         enc.set_property("dropframe-threshold", 30)
+        # a fixed speed and no lag (gstrcencoder.c says why)
+        enc.set_property("cpu-used", 6 if name == "vp9enc" else -6)
+        enc.set_property("lag-in-frames", 0)
     elif name == "x264enc":
         Gst.util_set_object_arg(enc, "pass", "cbr")
 

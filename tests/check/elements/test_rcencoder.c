@@ -209,6 +209,11 @@ static const struct
   {"vp8enc", "deadline", "1"},
   {"vp9enc", "end-usage", "cbr"},
   {"vp9enc", "deadline", "1"},
+  /* a fixed speed, not libvpx's automatic one, and no lag */
+  {"vp8enc", "cpu-used", "-6"},
+  {"vp8enc", "lag-in-frames", "0"},
+  {"vp9enc", "cpu-used", "6"},
+  {"vp9enc", "lag-in-frames", "0"},
   {"openh264enc", "rate-control", "bitrate"},
   {"x264enc", "pass", "cbr"},
 };
@@ -236,6 +241,30 @@ GST_START_TEST (test_encoder_configure)
   g_value_unset (&got);
   g_value_unset (&want);
   gst_object_unref (enc);
+}
+
+GST_END_TEST;
+
+/* A speed or lag the user set is theirs: only the encoder's own defaults
+ * are replaced. */
+GST_START_TEST (test_encoder_configure_keeps_user_values)
+{
+  const gchar *factories[] = { "vp8enc", "vp9enc" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (factories); i++) {
+    GstElement *enc = make_element (factories[i]);
+    gint speed, lag;
+
+    if (!enc)
+      continue;
+    g_object_set (enc, "cpu-used", 3, "lag-in-frames", 2, NULL);
+    gst_rc_encoder_configure (enc, gst_rc_encoder_info_for (enc));
+    g_object_get (enc, "cpu-used", &speed, "lag-in-frames", &lag, NULL);
+    fail_unless_equals_int (speed, 3);
+    fail_unless_equals_int (lag, 2);
+    gst_object_unref (enc);
+  }
 }
 
 GST_END_TEST;
@@ -318,6 +347,7 @@ rcencoder_suite (void)
   tcase_add_loop_test (tc, test_encoder_clamps, 0, table_length ());
   tcase_add_loop_test (tc, test_encoder_configure, 0,
       G_N_ELEMENTS (setup_cases));
+  tcase_add_test (tc, test_encoder_configure_keeps_user_values);
   tcase_add_loop_test (tc, test_find_upstream, 0, G_N_ELEMENTS (walk_cases));
   return s;
 }
