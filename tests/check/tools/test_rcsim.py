@@ -429,7 +429,9 @@ def test_urcp_wimax_utilization(c):
     # on noise spikes. Since the sender session gathers the messages that
     # arrive together into one (feedback-gather-ms, 5 ms), it is 90.5 %,
     # lowest seed 67 % (seed 8): the 90 % goal of the URCP-quality issue is
-    # met on the mean; its spread is not yet.
+    # met on the mean; its spread is not yet. With the encoder models refitted
+    # to vp8enc at a fixed speed (2026-11-28): 86.4 %, lowest 64 %; expected
+    # to fail (tests/check/meson.build) until the start-up is fixed.
     utils = []
     for seed in range(1, 11):
         j, _ = c.json(c.scen("noisy-wimax.ini"), "--controller", "urcp", "--seed", str(seed))
