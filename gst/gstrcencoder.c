@@ -313,10 +313,11 @@ gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
        * 640x480 then took 26 ms a frame where the same target held took
        * 6.5 ms and speed 6 takes 4.5 ms either way (this machine,
        * retargets every 33 or 100 ms; docs/encoders.md), a quarter of
-       * each frame's latency and most of a core. -6 is a fixed speed 6
-       * (negative: fixed, libvpx vp8cx.h), libwebrtc's default for VP8 on
-       * desktop CPUs. vp9enc: speed 6, 7 ms a frame where its automatic
-       * speed took 195 ms, too slow for 30 fps. */
+       * each frame's latency and most of a core. A negative cpu-used is a
+       * fixed speed in libvpx's VP8 real-time mode; -6 is libwebrtc's
+       * default for VP8 (its LibvpxVp8Encoder's cpu_speed_default_).
+       * vp9enc: speed 6, 7 ms a frame where its automatic speed took
+       * 195 ms, too slow for 30 fps. */
       if (default_int (enc, "cpu-used"))
         g_object_set (enc, "cpu-used", g_str_equal (info->factory, "vp9enc") ?
             6 : -6, NULL);
