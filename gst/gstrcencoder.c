@@ -249,33 +249,33 @@ gst_rc_probe_foreach_buffer (GstPadProbeInfo * info, GstRcBufferFunc fn,
         foreach_in_list, &f);
 }
 
-/* TRUE when `enc` has the integer property `prop` at its default: the
- * user did not set it (or set the default), so our choice may replace it.
- * The default is a new instance's value, not the GParamSpec's: vp9enc
- * shares vp8enc's property specs (default lag-in-frames 0) and sets 25 in
- * its instance. */
-static gboolean
-default_int (GstElement * enc, const gchar * prop)
+/* Sets the integer property `prop` of `enc` to `value` unless the user
+ * changed it: its value is still that of `fresh`, a new instance of the same
+ * factory (NULL: none could be made, nothing is set). A new instance's value,
+ * not the GParamSpec's default: vp9enc shares vp8enc's property specs
+ * (default lag-in-frames 0) and sets 25 in its instance. */
+static void
+set_int_if_default (GstElement * enc, GstElement * fresh, const gchar * prop,
+    gint value)
 {
   GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (enc),
       prop);
-  GstElementFactory *f = gst_element_get_factory (enc);
-  GstElement *fresh;
   gint v, d;
 
-  if (!ps || ps->value_type != G_TYPE_INT || !f ||
-      !(fresh = gst_element_factory_create (f, NULL)))
-    return FALSE;
+  if (!fresh || !ps || ps->value_type != G_TYPE_INT)
+    return;
   g_object_get (enc, prop, &v, NULL);
   g_object_get (fresh, prop, &d, NULL);
-  gst_object_unref (gst_object_ref_sink (fresh));
-  return v == d;
+  if (v == d)
+    g_object_set (enc, prop, value, NULL);
 }
 
 void
 gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
 {
   GObjectClass *k;
+  GstElementFactory *f;
+  GstElement *fresh;
 
   g_return_if_fail (GST_IS_ELEMENT (enc) && info != NULL);
   ensure_debug_category ();
@@ -318,13 +318,16 @@ gst_rc_encoder_configure (GstElement * enc, const GstRcEncoderInfo * info)
        * default for VP8 (its LibvpxVp8Encoder's cpu_speed_default_).
        * vp9enc: speed 6, 7 ms a frame where its automatic speed took
        * 195 ms, too slow for 30 fps. */
-      if (default_int (enc, "cpu-used"))
-        g_object_set (enc, "cpu-used", g_str_equal (info->factory, "vp9enc") ?
-            6 : -6, NULL);
+      f = gst_element_get_factory (enc);
+      fresh = f ? gst_element_factory_create (f, NULL) : NULL;
+      if (fresh)
+        gst_object_ref_sink (fresh);
+      set_int_if_default (enc, fresh, "cpu-used",
+          g_str_equal (info->factory, "vp9enc") ? 6 : -6);
       /* vp9enc holds 25 frames back by default (its lag-in-frames), 0.8 s
        * at 30 fps; nothing real-time waits for that (vp8enc's is 0). */
-      if (default_int (enc, "lag-in-frames"))
-        g_object_set (enc, "lag-in-frames", 0, NULL);
+      set_int_if_default (enc, fresh, "lag-in-frames", 0);
+      gst_clear_object (&fresh);
       GST_INFO_OBJECT (enc, "configured %" GST_PTR_FORMAT
           " for real-time rate following (cbr, deadline 1, 150 ms buffer, "
           "frame dropping, fixed speed, no lag)", enc);
