@@ -172,6 +172,10 @@ typedef struct
   UrcpPkt *ov;
   guint64 ov_head, ov_tail;
   guint overload_cuts;
+  /* after an overload cut, the rate held while the queue drains */
+  gboolean draining;
+  GstClockTime drain_until;
+  gdouble drain_restart;
 
   /* competing with a buffer-filling flow (rc-urcp-compete.c); raw OWD
    * in s, as the envelope's */
@@ -296,6 +300,8 @@ void rc_urcp_overload_reset (Urcp * u);
 void rc_urcp_overload_sample (Urcp * u, const RcPacketResult * p,
     gdouble delta);
 void rc_urcp_overload_check (Urcp * u, GstClockTime now);
+gboolean rc_urcp_overload_draining (Urcp * u, gdouble mean_delta,
+    guint n_recv, GstClockTime now);
 
 /* rc-urcp-compete.c (URCP only: not UM, not vtum) */
 void rc_urcp_compete_reset (Urcp * u);

@@ -194,8 +194,10 @@ instance_add_sample (Urcp * u, UrcpInstance * in, GstClockTime now,
 
   /* While the session caps the rate the windows keep what they had: a
    * sample of what the floor or a recovery ramp sent would pull R^AVE,
-   * and with it k0 (eq. 16), down to the cap, and the rate after it. */
-  if (u->capped)
+   * and with it k0 (eq. 16), down to the cap, and the rate after it. So
+   * while an overload's queue drains (rc-urcp-overload.c): its delays
+   * are the overload's, not the path's. */
+  if (u->capped || u->draining)
     return;
   rc_avg_window_push (&in->sig_win, now, sig);
   /* Tie R^AVE to what was sent, not only what was asked for. */
@@ -496,8 +498,19 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
   if (u->adapt && fb->n_packets)
     rc_urcp_compete_step (u, raw_lo, raw_hi, n_recv, n_lost, dt, now);
   if (u->competing) {
+    /* AIMD owns the rate now: no restart at a drain's old rate later */
+    u->draining = FALSE;
     GST_LOG ("%s: R %.0f (competing) R^MAX %.0f", c->info->name, u->rate,
         u->delay.rmax);
+    return;
+  }
+
+  /* After an overload cut, the rate holds while its queue drains. */
+  if (u->adapt && rc_urcp_overload_draining (u, mean_delta, n_recv, now)) {
+    if (fb->n_packets)
+      rc_urcp_overload_check (u, now);
+    u->rate = MIN (u->delay.rate, u->loss.rate);
+    u->reason = "draining the queue an overload left";
     return;
   }
 
@@ -561,6 +574,7 @@ urcp_limit_rate (RcController * c, guint64 bps, GstClockTime now)
     return;
   u->rate = rc_urcp_clamp_rate (u, bps);
   u->delay.rate = u->loss.rate = u->rate;
+  u->drain_restart = MIN (u->drain_restart, u->rate);
 }
 
 /* The session holds, backs off, has tripped, or is climbing back. What

@@ -426,6 +426,60 @@ GST_START_TEST (test_urcp_capacity_falls)
 
 GST_END_TEST;
 
+/* A 4x fall after a full link (RFC 8867 5.1's 2.5 -> 0.6 Mbit/s): one cut
+ * to what the path delivers now, the queue drained, and no second cut by
+ * eq. 18 on top of it. Before (rcsim, 5.1 seed 1): a first cut to the
+ * overload span's mean (1.08 Mbit/s, half of it from before the fall), a
+ * second one 0.8 s later, the 300 ms queue full for 2 s in between; with
+ * the first cut right, eq. 18 then read the draining queue and took the
+ * rate to 0.42 of the capacity, where it climbed back for 20 s. */
+GST_START_TEST (test_urcp_capacity_fall_drains)
+{
+  guint seed;
+
+  for (seed = 1; seed <= 3; seed++) {
+    SimScenario *scen;
+    Sim *sim = sim_from_text (clean_link ("2500000",
+            "schedule=0:2500000,30:600000", NULL, 45), seed, &scen);
+    SimWindow fall, after;
+    gdouble loss, low = G_MAXDOUBLE;
+    GstClockTime t;
+    guint rmax;
+
+    sim_run_until (sim, 30 * S);
+    fail_unless_equals_int (stat_uint (sim, 0, "overload-cuts"), 0);
+    for (t = 30 * S; t < 40 * S; t += 100 * GST_MSECOND) {
+      sim_run_until (sim, t);
+      /* past the drain (at most 3 s) */
+      if (t >= 34 * S)
+        low = MIN (low, (gdouble) rc_sender_get_decision (sim_flow_sender
+                (sim, 0)).media_bps);
+    }
+    rmax = stat_uint (sim, 0, "capacity");
+    sim_run_until (sim, 45 * S);
+    fall = window (sim, 0, 30 * S, 35 * S);
+    after = window (sim, 0, 35 * S, 45 * S);
+    loss = fall.sent_pkts ? (gdouble) fall.lost_pkts / fall.sent_pkts : 0;
+    GST_INFO ("seed %u: %u cut(s), R^MAX %u; 30-35 s loss %.3f; lowest "
+        "target 34-40 s %.0f; 35-45 s goodput %.0f, qdelay %.1f ms", seed,
+        stat_uint (sim, 0, "overload-cuts"), rmax, loss, low,
+        after.goodput_bps, after.qdelay_mean_ms);
+    fail_unless_equals_int (stat_uint (sim, 0, "overload-cuts"), 1);
+    /* 0.6 Mbit/s carries about 0.585 of RTP */
+    fail_unless (rmax > 0.5e6 && rmax < 0.66e6, "seed %u: R^MAX %u", seed,
+        rmax);
+    fail_unless (low >= 0.75 * 0.6e6, "seed %u: target down to %.0f", seed,
+        low);
+    fail_unless (after.goodput_bps >= 0.75 * 0.6e6, "seed %u: goodput %.0f",
+        seed, after.goodput_bps);
+    fail_unless (after.qdelay_mean_ms < 50.0, "seed %u: qdelay %.1f ms",
+        seed, after.qdelay_mean_ms);
+    sim_done (sim, scen);
+  }
+}
+
+GST_END_TEST;
+
 static gdouble
 jain (const gdouble * x, guint n)
 {
@@ -1140,6 +1194,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_probe_after_capacity_returns);
   tcase_add_test (tc, test_urcp_capacity_halves);
   tcase_add_test (tc, test_urcp_capacity_falls);
+  tcase_add_test (tc, test_urcp_capacity_fall_drains);
   tcase_add_test (tc, test_urcp_two_flows_fair);
   tcase_add_test (tc, test_um_operating_point);
   tcase_add_test (tc, test_um_parameter);
