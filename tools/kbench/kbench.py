@@ -1101,7 +1101,11 @@ def not_expressed(scen, flows):
             if f.keys.get("encoder", "").strip() == "synthetic":
                 out.append(f"{g} encoder=synthetic: rcsim's synthetic model; here a real vp8enc"
                            + "".join(f", {k} not applied" for k in model if k in f.keys))
-            for k in ("feedback", "feedback-interval-ms", "rtcp-interval-ms"):
+            fb = f.keys.get("feedback", "twcc").strip()
+            if fb != "twcc":
+                out.append(f"{g} feedback={fb}: the stock rtpbin receiver sends TWCC "
+                           "feedback; receiver reports alone are not run")
+            for k in ("feedback-interval-ms", "rtcp-interval-ms"):
                 if k in f.keys:
                     out.append(f"{g} {k}: the stock rtpbin receiver's own timing")
         if f.kind == "tcp":
