@@ -145,8 +145,8 @@ recent_recv_bps (Urcp * u)
     const UrcpPkt *x = &u->ov[(i - 1) % URCP_OV_RING];
     if (x->lost)
       continue;
-    /* min and max: noise reorders arrivals; the oldest packet's bytes
-     * arrived before the span starts */
+    /* min and max: noise reorders arrivals; n arrivals span n - 1 gaps,
+     * so one packet's bytes (here the newest's) are left out */
     if (n > 0)
       bytes += x->size;
     r0 = MIN (r0, x->recv_ts);
