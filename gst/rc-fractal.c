@@ -569,7 +569,7 @@ fractal_on_feedback (RcController * c, const RcFeedback * fb,
       f->last_recv_ts = r->recv_ts;
     {
       gdouble d;
-      if (rc_owd_sample (&f->owd, r->send_ts, r->recv_ts, &d) ==
+      if (rc_owd_sample (&f->owd, r->send_ts, r->recv_ts, r->size, &d) ==
           RC_OWD_RESET) {
         /* The receiver's clock jumped: old delays mean nothing. */
         g_array_set_size (f->owd_w.s, 0);

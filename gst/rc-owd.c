@@ -9,14 +9,37 @@
  *  - keep the minimum raw OWD per 10 s bucket over the last 2 minutes, as
  *    LEDBAT keeps its base-delay history (RFC 6817 sec. 4.2), so the base is
  *    a windowed minimum rather than an all-time one;
- *  - estimate the skew from the lower envelope of those bucket minima: the
- *    slope between the lowest point of the older half and the lowest point of
- *    the newer half (a two-point form of the lower-bound line fit of Moon et
+ *  - estimate the skew from the lower envelope of those buckets: the slope
+ *    between the lowest point of the older half and the lowest point of the
+ *    newer half (a two-point form of the lower-bound line fit of Moon et
  *    al., URCP ref. [23]), clamped to +-250 ppm, twice a loose crystal's
- *    +-100 ppm so real drift passes but a growing queue cannot pose as a
- *    large drift;
+ *    +-100 ppm;
  *  - the base at time t is the lowest bucket minimum carried forward along
  *    that slope to t, so within the window the base follows the drift.
+ *
+ * A drift moves the lowest OWD along one line for as long as it lasts; the
+ * path moves it in steps, and those must not read as drift:
+ *  - A bottleneck that serializes adds each packet's own service time, so
+ *    a short packet's OWD is lower than a full one's on the same empty
+ *    queue (9 ms apart at 1 Mbit/s). The skew reads only the lowest OWD of
+ *    the full-size packets (at least 9/10 of the largest seen) in each
+ *    bucket, and only buckets whose full size is the current one: a start
+ *    at a low rate may send short frames only.
+ *  - A change of capacity, route or load moves even that minimum once. The
+ *    skew is taken only when the older half and the newer half show the
+ *    same slope within themselves (first quarter to second, third to
+ *    fourth), of the sign of the slope between the halves and within a
+ *    factor of SKEW_AGREE of it; a single step sits in at most one of those
+ *    spans, and the slopes disagree. Otherwise the skew is 0 and the base is
+ *    the window's minimum: a 100 ppm drift then shows at most 12 ms of
+ *    phantom delay (the 2-minute window) until the slopes agree again.
+ *    Measured (rcsim, docs/results.md, 2026-11-28): before these two rules
+ *    the start-up alone posed as drift on the drift-free clean-1mbps path
+ *    (its first bucket, at 300 kbit/s with short packets, holds a lower
+ *    minimum than any bucket at 1 Mbit/s), the estimate read 140-250 ppm,
+ *    and delta under-read the queue by up to 8 ms; on a path with a real
+ *    100 ppm drift it wandered between 30 and 250 ppm. Now 0, and 99.8-100.1
+ *    ppm.
  *
  * A jump of more than RC_OWD_JUMP (receiver restarted, clock stepped) empties
  * the history and starts again. */
@@ -25,7 +48,11 @@
 
 #define RC_OWD_BUCKET_SPAN (10 * GST_SECOND)
 #define RC_OWD_MAX_SKEW 250e-6
-#define RC_OWD_MIN_BUCKETS_FOR_SKEW 4
+/* two per quarter: 80 s of history before any skew */
+#define RC_OWD_MIN_BUCKETS_FOR_SKEW 8
+#define SKEW_AGREE 3.0
+/* full-size: at least FULL_TENTHS / 10 of the largest packet */
+#define FULL_TENTHS 9
 /* No real queue in an RTC path holds 5 s; a step this large is a clock. */
 #define RC_OWD_JUMP (5 * GST_SECOND)
 
@@ -42,29 +69,60 @@ bucket_at (RcOwd * o, guint i)
   return &o->b[(o->head + i) % RC_OWD_BUCKETS];
 }
 
+/* The bucket with the lowest full-size minimum among complete buckets
+ * [from, to) whose full size is the current one, or NULL. */
+static RcOwdBucket *
+lowest_full (RcOwd * o, guint from, guint to)
+{
+  RcOwdBucket *lo = NULL;
+  guint i;
+
+  for (i = from; i < to; i++) {
+    RcOwdBucket *b = bucket_at (o, i);
+    if (b->full_size == 0 || 10 * b->full_size < FULL_TENTHS * o->max_size)
+      continue;
+    if (lo == NULL || b->min_full < lo->min_full)
+      lo = b;
+  }
+  return lo;
+}
+
+/* The slope of the lowest full-size OWD from a to b, ns/ns. */
+static gboolean
+slope (const RcOwdBucket * a, const RcOwdBucket * b, gdouble * s)
+{
+  if (a == NULL || b == NULL || b->t <= a->t)
+    return FALSE;
+  /* in doubles: the minima may lie at opposite ends of gint64 */
+  *s = ((gdouble) b->min_full - (gdouble) a->min_full) /
+      (gdouble) (b->t - a->t);
+  return TRUE;
+}
+
+/* TRUE when `part` has the sign of `whole` and is within a factor of
+ * SKEW_AGREE of it. */
+static gboolean
+agrees (gdouble part, gdouble whole)
+{
+  return part * whole > 0 && fabs (part) <= SKEW_AGREE * fabs (whole) &&
+      fabs (whole) <= SKEW_AGREE * fabs (part);
+}
+
 static void
 update_skew (RcOwd * o)
 {
-  guint half, i;
-  RcOwdBucket *lo_a = NULL, *lo_b = NULL;
-  gdouble slope;
+  guint n = o->len - 1;         /* complete buckets: the newest one fills */
+  guint h = n / 2, q = n / 4;
+  gdouble s, s_old, s_new;
 
-  /* Only complete buckets: the newest one is still filling. */
-  if (o->len - 1 < RC_OWD_MIN_BUCKETS_FOR_SKEW)
+  o->skew = 0;
+  if (n < RC_OWD_MIN_BUCKETS_FOR_SKEW ||
+      !slope (lowest_full (o, 0, h), lowest_full (o, h, n), &s) ||
+      !slope (lowest_full (o, 0, q), lowest_full (o, q, h), &s_old) ||
+      !slope (lowest_full (o, h, h + q), lowest_full (o, h + q, n), &s_new) ||
+      !agrees (s_old, s) || !agrees (s_new, s))
     return;
-  half = (o->len - 1) / 2;
-  for (i = 0; i < o->len - 1; i++) {
-    RcOwdBucket *b = bucket_at (o, i);
-    RcOwdBucket **lo = i < half ? &lo_a : &lo_b;
-    if (*lo == NULL || b->min < (*lo)->min)
-      *lo = b;
-  }
-  if (lo_b->t <= lo_a->t)
-    return;
-  /* in doubles: the minima may lie at opposite ends of gint64 */
-  slope = ((gdouble) lo_b->min - (gdouble) lo_a->min) /
-      (gdouble) (lo_b->t - lo_a->t);
-  o->skew = CLAMP (slope, -RC_OWD_MAX_SKEW, RC_OWD_MAX_SKEW);
+  o->skew = CLAMP (s, -RC_OWD_MAX_SKEW, RC_OWD_MAX_SKEW);
 }
 
 /* The base carried to t along the skew. Raw delays span the whole gint64
@@ -95,12 +153,13 @@ base_at (RcOwd * o, GstClockTime t)
 
 RcOwdResult
 rc_owd_sample (RcOwd * o, GstClockTime send_ts, GstClockTime recv_ts,
-    gdouble * delta_s)
+    guint size, gdouble * delta_s)
 {
   gint64 raw = (gint64) recv_ts - (gint64) send_ts;
   RcOwdResult res = RC_OWD_OK;
   RcOwdBucket *cur;
   gint64 base;
+  gboolean full;
 
   if (o->len > 0) {
     base = base_at (o, send_ts);
@@ -114,6 +173,8 @@ rc_owd_sample (RcOwd * o, GstClockTime send_ts, GstClockTime recv_ts,
     }
   }
 
+  o->max_size = MAX (o->max_size, size);
+  full = 10 * size >= FULL_TENTHS * o->max_size;
   cur = o->len > 0 ? bucket_at (o, o->len - 1) : NULL;
   if (cur == NULL || send_ts >= cur->t + o->bucket_span) {
     if (o->len == RC_OWD_BUCKETS) {
@@ -124,9 +185,14 @@ rc_owd_sample (RcOwd * o, GstClockTime send_ts, GstClockTime recv_ts,
     o->len++;
     cur->t = send_ts;
     cur->min = raw;
+    cur->full_size = 0;
     update_skew (o);
   } else if (raw < cur->min) {
     cur->min = raw;
+  }
+  if (full && (cur->full_size == 0 || raw < cur->min_full)) {
+    cur->min_full = raw;
+    cur->full_size = MAX (o->max_size, 1);
   }
 
   base = base_at (o, send_ts);

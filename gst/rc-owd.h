@@ -13,6 +13,9 @@ typedef struct
 {
   GstClockTime t;               /* send time of the bucket's start */
   gint64 min;                   /* lowest raw OWD in it, ns */
+  gint64 min_full;              /* lowest raw OWD of a full-size packet */
+  guint full_size;              /* the largest size seen when min_full was
+                                 * taken; 0: no full-size packet yet */
 } RcOwdBucket;
 
 typedef struct
@@ -22,6 +25,7 @@ typedef struct
   guint head, len;
   gdouble skew;                 /* receiver minus sender clock rate, ns/ns */
   guint resets;
+  guint max_size;               /* largest packet seen, bytes */
 } RcOwd;
 
 typedef enum
@@ -31,9 +35,10 @@ typedef enum
 } RcOwdResult;
 
 void rc_owd_init (RcOwd * o);
-/* Feed one received packet; *delta_s gets OWD - OWD_min in seconds (>= 0). */
+/* Feed one received packet of `size` bytes (0: unknown, taken as
+ * full-size); *delta_s gets OWD - OWD_min in seconds (>= 0). */
 RcOwdResult rc_owd_sample (RcOwd * o, GstClockTime send_ts,
-    GstClockTime recv_ts, gdouble * delta_s);
+    GstClockTime recv_ts, guint size, gdouble * delta_s);
 gdouble rc_owd_skew_ppm (const RcOwd * o);
 
 G_END_DECLS

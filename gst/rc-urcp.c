@@ -347,7 +347,7 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
       u->bad_packets++;
       continue;
     }
-    if (rc_owd_sample (&u->owd, p->send_ts, p->recv_ts, &delta) ==
+    if (rc_owd_sample (&u->owd, p->send_ts, p->recv_ts, p->size, &delta) ==
         RC_OWD_RESET) {
       u->owd_resets++;
       rc_urcp_probe_reset (u);

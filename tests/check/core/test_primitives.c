@@ -153,14 +153,14 @@ GST_START_TEST (test_owd_offset_and_jump)
     GstClockTime base = 10 * S + offsets[i];
 
     rc_owd_init (&o);
-    rc_owd_sample (&o, 0, base + 50 * MS, &d);
+    rc_owd_sample (&o, 0, base + 50 * MS, 1200, &d);
     fail_unless_equals_float (d, 0.0);
-    rc_owd_sample (&o, 10 * MS, base + 10 * MS + 70 * MS, &d);
+    rc_owd_sample (&o, 10 * MS, base + 10 * MS + 70 * MS, 1200, &d);
     fail_unless (fabs (d - 0.020) < 1e-9);
-    rc_owd_sample (&o, 20 * MS, base + 20 * MS + 45 * MS, &d);
+    rc_owd_sample (&o, 20 * MS, base + 20 * MS + 45 * MS, 1200, &d);
     fail_unless_equals_float (d, 0.0);  /* new minimum */
     /* Receiver restarted: its clock steps back by an hour. */
-    fail_unless_equals_int (rc_owd_sample (&o, 30 * MS, 30 * MS, &d),
+    fail_unless_equals_int (rc_owd_sample (&o, 30 * MS, 30 * MS, 1200, &d),
         RC_OWD_RESET);
     fail_unless_equals_float (d, 0.0);
   }
@@ -178,11 +178,11 @@ GST_START_TEST (test_owd_extreme_times)
   gdouble d = -1;
 
   rc_owd_init (&o);
-  fail_unless_equals_int (rc_owd_sample (&o, 0, top, &d), RC_OWD_OK);
+  fail_unless_equals_int (rc_owd_sample (&o, 0, top, 1200, &d), RC_OWD_OK);
   fail_unless_equals_float (d, 0.0);
-  fail_unless_equals_int (rc_owd_sample (&o, top, 0, &d), RC_OWD_RESET);
+  fail_unless_equals_int (rc_owd_sample (&o, top, 0, 1200, &d), RC_OWD_RESET);
   fail_unless_equals_float (d, 0.0);
-  fail_unless_equals_int (rc_owd_sample (&o, top, 20 * MS, &d), RC_OWD_OK);
+  fail_unless_equals_int (rc_owd_sample (&o, top, 20 * MS, 1200, &d), RC_OWD_OK);
   fail_unless (fabs (d - 0.020) < 1e-6, "delta %f", d);
 }
 
@@ -199,11 +199,77 @@ GST_START_TEST (test_owd_drift)
   rc_owd_init (&o);
   for (t = 0; t <= 600 * S; t += 20 * MS) {
     GstClockTime recv = t + 40 * MS + (GstClockTime) (t * 100e-6);
-    rc_owd_sample (&o, t, recv, &d);
+    rc_owd_sample (&o, t, recv, 1200, &d);
   }
   fail_unless (d < 0.003, "phantom delay %.1f ms", d * 1000);
   fail_unless (fabs (rc_owd_skew_ppm (&o) - 100) < 10, "skew %.1f",
       rc_owd_skew_ppm (&o));
+}
+
+GST_END_TEST;
+
+/* The packets sent at `t` on a path whose lowest OWD moves, with a
+ * receiver clock `ppm` fast: a 1 Mbit/s bottleneck that serializes, 40 ms
+ * away; for the first 20 s a short packet (100 bytes: 8.8 ms less
+ * serialization) before each full one, as a start at a low rate sends; and
+ * 5 ms more delay until 150 s (a capacity rise then). *d gets the full
+ * packet's delta. */
+static void
+feed_steps (RcOwd * o, GstClockTime t, gdouble ppm, gdouble * d)
+{
+  const guint sizes[] = { 100, 1200 };
+  GstClockTime extra = t < 150 * S ? 5 * MS : 0;
+  guint i;
+
+  for (i = t < 20 * S ? 0 : 1; i < G_N_ELEMENTS (sizes); i++) {
+    GstClockTime sent = t + i * MS;
+    rc_owd_sample (o, sent, sent + 40 * MS + sizes[i] * 8 * 1000 + extra +
+        (GstClockTime) (sent * ppm * 1e-6), sizes[i], d);
+  }
+}
+
+/* No drift, only those steps. A two-point fit of all packets' minima read
+ * them as drift (+250 ppm, then -83 ppm) and carried the base away from the
+ * truth; the skew stays 0 and a full packet on the empty queue reads 0. */
+GST_START_TEST (test_owd_steps_are_not_drift)
+{
+  RcOwd o;
+  gdouble d = 0, worst = 0;
+  GstClockTime t;
+
+  rc_owd_init (&o);
+  for (t = 0; t <= 400 * S; t += 20 * MS) {
+    feed_steps (&o, t, 0, &d);
+    worst = MAX (worst, fabs (rc_owd_skew_ppm (&o)));
+  }
+  fail_unless (worst == 0, "skew read %.1f ppm", worst);
+  /* the short packets and the slower path have left the 2-minute window */
+  fail_unless (d < 1e-6, "delta %.3f ms", d * 1000);
+}
+
+GST_END_TEST;
+
+/* A 100 ppm drift with the same steps: the short packets do not move the
+ * estimate; while the capacity step is in the complete buckets the skew is
+ * not taken (0, the base the window's minimum: up to 6 ms of phantom delay
+ * here), and once it has left the window the drift is read again. */
+GST_START_TEST (test_owd_drift_with_steps)
+{
+  RcOwd o;
+  gdouble d = 0;
+  GstClockTime t;
+
+  rc_owd_init (&o);
+  for (t = 0; t <= 600 * S; t += 20 * MS) {
+    feed_steps (&o, t, 100, &d);
+    if (t > 160 * S && t < 240 * S)
+      fail_unless (rc_owd_skew_ppm (&o) == 0, "skew %.1f ppm at %.0f s "
+          "with a step in the window", rc_owd_skew_ppm (&o),
+          (gdouble) t / S);
+  }
+  fail_unless (fabs (rc_owd_skew_ppm (&o) - 100) < 10, "skew %.1f",
+      rc_owd_skew_ppm (&o));
+  fail_unless (d < 0.003, "phantom delay %.1f ms", d * 1000);
 }
 
 GST_END_TEST;
@@ -448,6 +514,8 @@ primitives_suite (void)
   tcase_add_test (tc, test_owd_offset_and_jump);
   tcase_add_test (tc, test_owd_extreme_times);
   tcase_add_test (tc, test_owd_drift);
+  tcase_add_test (tc, test_owd_steps_are_not_drift);
+  tcase_add_test (tc, test_owd_drift_with_steps);
   tcase_add_test (tc, test_twcc_parse_good);
   tcase_add_test (tc, test_twcc_parse_large_report);
   tcase_add_test (tc, test_twcc_parse_malformed);

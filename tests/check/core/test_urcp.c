@@ -115,27 +115,57 @@ sent_received (RcController * c, RcPacketResult * r, guint64 seq,
   r->lost = FALSE;
 }
 
-/* Clean 1 Mbit/s, 50 ms one-way: >= 90 % of capacity with mean queueing
- * delay under 30 ms, measured over 60-120 s. */
+/* Clean 1 Mbit/s, 50 ms one-way, measured over 60-120 s, on both ways a
+ * link delivers (docs/scenarios.md, `delivery`): mean queueing delay under
+ * 30 ms, no loss, and no clock skew read where there is none.
+ *
+ * Utilization: >= 90 % where the packet arrives at the start of its slot,
+ * as behind the kernel bench's tbf (the real pipeline, and the calibrated
+ * case); >= 80 % on a link that serializes each packet, where URCP gets
+ * 85 %. There the test asked 90 % until 2026-11-28 and got it from a
+ * phantom skew: the delay base's skew estimate read the start-up's short
+ * packets (less serialization) as a receiver clock running 140 ppm fast,
+ * the base climbed with it and delta under-read the queue, so the rate ran
+ * deeper (rc-owd.c). With the skew at 0 the rate is where eq. 19 puts it
+ * for this R^MAX: the start-up's R^MAX is 891 kbit/s of the 978 the link
+ * carries (its newest arrivals reach back to before the queue formed), and
+ * no probe raises it, since short packets set the standing-queue
+ * envelope's floor 5-6 ms below what full ones show (docs/urcpsender.md,
+ * known limits). */
 GST_START_TEST (test_urcp_clean_link_converges)
 {
-  SimScenario *scen;
-  Sim *sim = sim_from_text (clean_link ("1000000", NULL, NULL, 120), 1,
-      &scen);
-  SimWindow w;
+  const struct
+  {
+    const gchar *keys;
+    gdouble min_util;
+  } links[] = {
+    {"delivery=start-of-slot", 0.90},
+    {"delivery=end-of-slot", 0.80},
+  };
+  guint i;
 
-  sim_run_until (sim, 120 * S);
-  w = window (sim, 0, 60 * S, 120 * S);
-  GST_INFO ("clean 1 Mbit/s: goodput %.0f bit/s, mean qdelay %.1f ms",
-      w.goodput_bps, w.qdelay_mean_ms);
-  fail_unless (w.goodput_bps >= 0.90e6, "goodput %.0f below 90 %% of "
-      "1 Mbit/s", w.goodput_bps);
-  fail_unless (w.goodput_bps <= 1.0e6, "goodput %.0f above capacity",
-      w.goodput_bps);
-  fail_unless (w.qdelay_mean_ms < 30.0, "mean queueing delay %.1f ms",
-      w.qdelay_mean_ms);
-  fail_unless_equals_int (w.lost_pkts, 0);
-  sim_done (sim, scen);
+  for (i = 0; i < G_N_ELEMENTS (links); i++) {
+    SimScenario *scen;
+    Sim *sim = sim_from_text (clean_link ("1000000", links[i].keys, NULL,
+            120), 1, &scen);
+    SimWindow w;
+
+    sim_run_until (sim, 120 * S);
+    w = window (sim, 0, 60 * S, 120 * S);
+    GST_INFO ("clean 1 Mbit/s, %s: goodput %.0f bit/s, mean qdelay %.1f ms",
+        links[i].keys, w.goodput_bps, w.qdelay_mean_ms);
+    fail_unless (w.goodput_bps >= links[i].min_util * 1e6, "%s: goodput %.0f",
+        links[i].keys, w.goodput_bps);
+    fail_unless (w.goodput_bps <= 1.0e6, "%s: goodput %.0f above capacity",
+        links[i].keys, w.goodput_bps);
+    fail_unless (stat_double (sim, 0, "skew-ppm") == 0, "%s: skew %.1f ppm "
+        "on a drift-free path", links[i].keys,
+        stat_double (sim, 0, "skew-ppm"));
+    fail_unless (w.qdelay_mean_ms < 30.0, "%s: mean queueing delay %.1f ms",
+        links[i].keys, w.qdelay_mean_ms);
+    fail_unless_equals_int (w.lost_pkts, 0);
+    sim_done (sim, scen);
+  }
 }
 
 GST_END_TEST;
