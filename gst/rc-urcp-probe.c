@@ -350,8 +350,16 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
        * a restart at 85 % (after start-up or a ramp) or from a cut: on the
        * kernel bench (kernel-1mbps, 2026-11-27) such a probe, kept at the
        * bottleneck's 0.966 Mbit/s, started a ramp to 2.0 Mbit/s that
-       * queued 25 KB (200 ms) and restarted the rate at 0.81 Mbit/s. */
-      if (!bounded && in->rave >= u->probe_rave * (1 + RMAX_PROBE_GAIN / 2))
+       * queued 25 KB (200 ms) and restarted the rate at 0.81 Mbit/s.
+       * Nor is there room when the pairs read a bottleneck at all: a
+       * reading below DISP_SEND_FACTOR x R^MAX is the bottleneck's rate,
+       * and all a ramp could find above R^MAX is what separates them; a
+       * faster path reads at least that factor. On the kernel bench
+       * (low-capacity-150k, 2026-11-28) a probe kept at 144.6 kbit/s with
+       * the bottleneck read at 146.4 started a ramp to 745 kbit/s, five
+       * times the link: 17 packets lost and 318 ms of queue. */
+      if (!bounded && (cap <= 0 || cap >= DISP_SEND_FACTOR * in->rmax) &&
+          in->rave >= u->probe_rave * (1 + RMAX_PROBE_GAIN / 2))
         rc_urcp_probe_ramp (u, now);
     }
     return;
