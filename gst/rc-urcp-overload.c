@@ -259,6 +259,16 @@ overloaded (Urcp * u, const OvSpan * m, GstClockTime span, gboolean standing)
   return recv_bps;
 }
 
+/* The instance's rate set to `rate`, and R^AVE started again from it, so
+ * that eq. 14 does not restore the R^MAX of before. */
+static void
+restart_at (Urcp * u, UrcpInstance * in, gdouble rate)
+{
+  in->rate = rc_urcp_clamp_rate (u, rate);
+  rc_avg_window_reset (&in->rate_win);
+  in->rave = in->rate;
+}
+
 /* After a steady-state feedback message: the test, and the correction. */
 void
 rc_urcp_overload_check (Urcp * u, GstClockTime now)
@@ -314,9 +324,7 @@ rc_urcp_overload_check (Urcp * u, GstClockTime now)
     for (k = 0; k < G_N_ELEMENTS (ins); k++) {
       UrcpInstance *in = ins[k];
       in->rmax = MAX (recv_bps, floor);
-      in->rate = rc_urcp_clamp_rate (u, MIN (in->rate, frac * recv_bps));
-      rc_avg_window_reset (&in->rate_win);
-      in->rave = in->rate;
+      restart_at (u, in, MIN (in->rate, frac * recv_bps));
     }
     u->draining = TRUE;
     u->drain_until = now + MIN (hold, DRAIN_HOLD_MAX);
@@ -369,9 +377,7 @@ rc_urcp_overload_draining (Urcp * u, gdouble mean_delta, guint n_recv,
   u->draining = FALSE;
   for (k = 0; k < G_N_ELEMENTS (ins); k++) {
     UrcpInstance *in = ins[k];
-    in->rate = rc_urcp_clamp_rate (u, u->drain_restart);
-    rc_avg_window_reset (&in->rate_win);
-    in->rave = in->rate;
+    restart_at (u, in, u->drain_restart);
   }
   rc_avg_window_reset (&u->delay.sig_win);
   u->rate = MIN (u->delay.rate, u->loss.rate);
