@@ -152,6 +152,7 @@ typedef struct
   guint64 n_added, n_done, n_right, dq_head, dq_tail;
   RcAvgWindow env_win;          /* each sample's envelope, s */
   RcAvgWindow env2_win;         /* its square, for env_se */
+  RcAvgWindow envs_win;         /* each sample's envelope, newest second */
   gdouble env_se;               /* standard error of env_win's mean */
   gint64 raw0;                  /* first raw OWD, ns */
   gboolean have_raw0;
@@ -216,6 +217,7 @@ typedef struct
   UrcpPkt *pkts;                /* ring of URCP_PKT_RING */
   guint64 n_pkts;
   guint64 ramp_first_pkt;       /* n_pkts when the probe ramp began */
+  gdouble ramp_rmax_floor;      /* the least R^MAX it ends with, bit/s */
   GstClockTime low_ignore_before;       /* drain after a start rate too high */
   GstClockTime low_since;       /* the low phase's first send time counted */
   guint low_restarts;
@@ -261,7 +263,7 @@ void rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
 
 /* From steady state: the start-up ramp again, from the current rate, with
  * delta^MIN and the inherent loss kept. */
-void rc_urcp_probe_ramp (Urcp * u, GstClockTime now);
+void rc_urcp_probe_ramp (Urcp * u, GstClockTime now, gdouble rmax_floor);
 
 /* rc-urcp-probe.c */
 void rc_urcp_probe_init (Urcp * u);

@@ -23,6 +23,12 @@
  *    envelope is of the raw OWD (receive minus send time; the receiver's
  *    offset cancels in every difference used), not of delta: rc-owd's base
  *    moves whenever its skew estimate does.
+ *  - The window's mean, or the newest second's where that is lower: when the
+ *    capacity rises, the queue our own operating point held drains at once,
+ *    and a 5 s mean took 2.5-3 s to follow it (RFC 8867 5.1's rise to
+ *    2.5 Mbit/s, kernel bench and rcsim, 2026-11-28). A lower newest second
+ *    opens the gate if the packet pairs (below) read room too; it cannot
+ *    close it, and a probe's failure needs the rise in both.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -72,6 +78,26 @@
  *    19 ms for a sender held at 0.90). */
 #define DISP_SEND_FACTOR 1.2
 #define DISP_MIN_PAIRS 20
+/*  - Kept early, from one second on, when the pairs since the probe began
+ *    say the bottleneck is faster than the probed R^MAX by the factor that
+ *    starts a probe ramp (DISP_SEND_FACTOR), and agree on it: their
+ *    receive gaps' interquartile range within ROOM_SPREAD_MAX of the
+ *    median. Pairs that were not spread by a queue arrive as they were
+ *    sent. After RFC 8867 5.1's rise to 2.5 Mbit/s the probe's pairs read
+ *    1.43-1.52 Mbit/s within a second, with a spread of 0.41-0.44 on the
+ *    kernel bench and 0.27-0.53 in rcsim (2026-11-28); the wait for the
+ *    whole window took the ramp to 8 s after the rise. Delay noise moves
+ *    each packet on its own and spreads the gaps: on rcsim's WiMAX and
+ *    HSPA links 1.0-1.5 and on its cellular trace 0.75-1.35 (once 0.38),
+ *    where the pairs read 1.3-2.2x the link (without the spread test,
+ *    early ramps cost WiMAX 4.6 points of utilization). One noisy-wifi
+ *    seed read 0.49: the test separates, but not by much. */
+#define PROBE_EARLY_MIN (1 * GST_SECOND)
+#define ROOM_SPREAD_MAX 0.6
+/* The newest second, of the envelope (the gate above) and of the pairs (the
+ * bound on a probe's start): after a rise the window's pairs held the old
+ * bottleneck's rate for 2-3 s. */
+#define RECENT_SPAN (1 * GST_SECOND)
 
 void
 rc_urcp_probe_init (Urcp * u)
@@ -82,6 +108,7 @@ rc_urcp_probe_init (Urcp * u)
   rc_avg_window_init (&u->env_win, URCP_WINDOW_SPAN, URCP_WINDOW_MAX_SAMPLES);
   rc_avg_window_init (&u->env2_win, URCP_WINDOW_SPAN,
       URCP_WINDOW_MAX_SAMPLES);
+  rc_avg_window_init (&u->envs_win, RECENT_SPAN, URCP_WINDOW_MAX_SAMPLES);
   u->disp = g_new (UrcpSample, URCP_DISP_RING);
   u->n_disp = 0;
   u->disp_send = u->disp_recv = GST_CLOCK_TIME_NONE;
@@ -94,6 +121,7 @@ rc_urcp_probe_clear (Urcp * u)
 {
   rc_avg_window_clear (&u->env_win);
   rc_avg_window_clear (&u->env2_win);
+  rc_avg_window_clear (&u->envs_win);
   g_free (u->disp);
   g_free (u->ebuf);
   g_free (u->edq);
@@ -108,6 +136,7 @@ rc_urcp_probe_reset (Urcp * u)
   u->dq_head = u->dq_tail = 0;
   rc_avg_window_reset (&u->env_win);
   rc_avg_window_reset (&u->env2_win);
+  rc_avg_window_reset (&u->envs_win);
   u->n_disp = 0;
   u->disp_send = u->disp_recv = GST_CLOCK_TIME_NONE;
 }
@@ -168,10 +197,12 @@ rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p, GstClockTime now)
   u->disp_size = p->size;
 }
 
-/* The bottleneck's rate (bit/s of our packets' sizes, the unit of R) at
- * `now`, or 0 without DISP_MIN_PAIRS pairs in the window. */
-gdouble
-rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now)
+/* The bottleneck's rate (bit/s of our packets' sizes, the unit of R) from
+ * the pairs reported at or after `since`, or 0 without DISP_MIN_PAIRS of
+ * them. `spread`, if not NULL: their receive gaps' interquartile range over
+ * the median. */
+static gdouble
+bottleneck_since (Urcp * u, GstClockTime since, gdouble * spread)
 {
   gdouble v[URCP_DISP_RING];
   guint64 i, first = u->n_disp > URCP_DISP_RING ?
@@ -181,12 +212,15 @@ rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now)
 
   for (i = first; i < u->n_disp; i++) {
     const UrcpSample *x = &u->disp[i % URCP_DISP_RING];
-    if (x->ts + URCP_WINDOW_SPAN >= now)
+    if (x->ts >= since)
       v[n++] = x->delta;
   }
   if (n < DISP_MIN_PAIRS)
     return 0;
   qsort (v, n, sizeof (gdouble), rc_double_cmp);
+  if (spread)
+    *spread = v[n / 2] > 0 ? (v[n - 1 - n / 4] - v[n / 4]) / v[n / 2] :
+        G_MAXDOUBLE;
   /* The mean of the middle half (interquartile mean), not the median:
    * TWCC times receive in 250 us steps (a tenth of the 2.5 ms gap of a
    * 1200-byte packet at 4 Mbit/s, 2.5 % at 1 Mbit/s), so most gaps are one
@@ -198,6 +232,19 @@ rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now)
     sum += v[i];
   sum /= n - 2 * (n / 4);
   return sum > 0 ? 1.0 / sum : 0;
+}
+
+static GstClockTime
+span_start (GstClockTime now, GstClockTime span)
+{
+  return now > span ? now - span : 0;
+}
+
+/* The bottleneck's rate over the R^AVE window. */
+gdouble
+rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now)
+{
+  return bottleneck_since (u, span_start (now, URCP_WINDOW_SPAN), NULL);
 }
 
 /* Add one raw OWD sample (s) to the standing-queue detector and finish
@@ -242,6 +289,7 @@ rc_urcp_env_add_sample (Urcp * u, GstClockTime ts, gdouble raw,
           b[u->edq[u->dq_head % URCP_ENV_RING] % URCP_ENV_RING].delta;
       rc_avg_window_push (&u->env_win, now, env);
       rc_avg_window_push (&u->env2_win, now, env * env);
+      rc_avg_window_push (&u->envs_win, now, env);
     }
     u->n_done++;
   }
@@ -293,9 +341,9 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
 {
   UrcpInstance *in = &u->delay;
   gboolean clear = no_standing_queue (u);
-  gdouble env = 0;
+  gdouble env = 0, recent, spread = G_MAXDOUBLE;
   gdouble cap;
-  gboolean bounded;
+  gboolean bounded, recent_clear = FALSE;
 
   /* a competitor holds the queue (rc-urcp-compete.c): nothing to probe */
   if (u->competing)
@@ -304,6 +352,13 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
   if (rc_avg_window_age (&u->env_win) >= URCP_WINDOW_MIN_AGE &&
       rc_avg_window_mean (&u->env_win, &env))
     rc_urcp_env_floor_add (u, env);
+  /* the newest second, where lower (see the top of this file) */
+  if (u->env_floor < G_MAXDOUBLE &&
+      rc_avg_window_age (&u->envs_win) >= RECENT_SPAN / 2 &&
+      rc_avg_window_mean (&u->envs_win, &recent) && recent < env) {
+    env = recent;
+    recent_clear = env - u->env_floor < NO_QUEUE_FRACTION * in->sig_min;
+  }
   if (u->probe_pending) {
     if (env - u->probe_env > NO_QUEUE_FRACTION * in->sig_min +
         PROBE_SE * u->probe_se) {
@@ -318,6 +373,18 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
           "R^MAX back to %.0f bit/s, next probe in %.0f s",
           u->parent.info->name, (env - u->probe_env) * 1000, in->rmax,
           (gdouble) u->probe_wait / GST_SECOND);
+    } else if (now >= u->probe_at + PROBE_EARLY_MIN &&
+        sent >= PROBE_MIN_SENT * in->rate &&
+        (cap = bottleneck_since (u, u->probe_at, &spread)) >=
+        DISP_SEND_FACTOR * in->rmax && spread <= ROOM_SPREAD_MAX) {
+      /* The pairs read room (see PROBE_EARLY_MIN): ramp now. */
+      u->probe_wait = URCP_WINDOW_SPAN;
+      u->next_probe = now;
+      GST_DEBUG ("%s: R^MAX probe kept after %.1f s: %.0f bit/s (R^AVE %.0f, "
+          "the pairs since the probe read %.0f, spread %.2f)",
+          u->parent.info->name, (gdouble) (now - u->probe_at) / GST_SECOND,
+          in->rmax, in->rave, cap, spread);
+      rc_urcp_probe_ramp (u, now, cap);
     } else if (now >= u->probe_at + URCP_WINDOW_SPAN) {
       u->probe_pending = FALSE;
       if (sent < PROBE_MIN_SENT * in->rate) {
@@ -360,18 +427,23 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
        * times the link: 17 packets lost and 318 ms of queue. */
       if (!bounded && (cap <= 0 || cap >= DISP_SEND_FACTOR * in->rmax) &&
           in->rave >= u->probe_rave * (1 + RMAX_PROBE_GAIN / 2))
-        rc_urcp_probe_ramp (u, now);
+        rc_urcp_probe_ramp (u, now, 0);
     }
     return;
   }
   if (now < u->next_probe)
     return;
-  /* read only when all else allows a probe: a sort of up to 256 pairs */
+  /* read only when all else allows a probe: a sort of up to 256 pairs.
+   * The newest second's envelope opens the gate only with a reading that
+   * shows room: under HSPA-like Pareto noise (rcsim, 1.55 Mbit/s) its dips
+   * let probes through that the noise then kept, R^MAX went to 2.4 Mbit/s,
+   * and a probe ramp to 4.3 Mbit/s filled the queue. */
   cap = -1;
-  if (clear && in->rave * PROBE_LEAD >= in->rmax &&
+  if ((clear || recent_clear) && in->rave * PROBE_LEAD >= in->rmax &&
       sent >= PROBE_MIN_SENT * in->rate && u->delay.rate <= u->loss.rate &&
       in->rmax < u->parent.limits.max_bps &&
-      ((cap = rc_urcp_bottleneck_bps (u, now)) <= 0 ||
+      ((cap = MAX (rc_urcp_bottleneck_bps (u, now), bottleneck_since (u,
+                      span_start (now, RECENT_SPAN), NULL))) <= 0 ? clear :
           in->rmax * (1 + RMAX_PROBE_GAIN / 2) <= cap)) {
     u->rmax_before = in->rmax;
     u->probe_env = env;

@@ -224,6 +224,12 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
      * the path still carries: a noise spike that ends the ramp at once
      * does not lower R^MAX below it. */
     rmax = MAX (rmax, u->delay.rave);
+    /* Nor below what the packet pairs read when they started it
+     * (rc-urcp-probe.c, PROBE_EARLY_MIN): at 0.5 Mbit/s on the kernel
+     * bench the pairs read the link's 486 kbit/s and the ramp's newest
+     * 14 packets, some from before its queue formed, 383 (capacity-step-up,
+     * 2026-11-28). */
+    rmax = MAX (rmax, u->ramp_rmax_floor);
     r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
   }
   u->delay.rmax = u->loss.rmax = rmax;
@@ -246,8 +252,9 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
  * last window (delta^AVE), so it ends once the ramp adds delay of its own;
  * delta^MIN and the inherent loss stay as learned. */
 void
-rc_urcp_probe_ramp (Urcp * u, GstClockTime now)
+rc_urcp_probe_ramp (Urcp * u, GstClockTime now, gdouble rmax_floor)
 {
+  u->ramp_rmax_floor = rmax_floor;
   u->ramp_ref = u->delay.sig_ave;
   u->ramp_n_delays = 0;
   u->ramp_loss_since = u->ramp_limited_since = GST_CLOCK_TIME_NONE;

@@ -388,6 +388,48 @@ GST_START_TEST (test_urcp_probe_ramp)
 
 GST_END_TEST;
 
+/* RFC 8867 sec. 5.1's rise (1 -> 2.5 Mbit/s, here at 30 s), on both ways
+ * a link delivers, seeds 1-3: the probe ramp starts within 5 s of the rise,
+ * and the flow gets 70 % of the new capacity 5-10 s after it (74-79 %). Until
+ * 2026-11-28 the ramp came 7-8 s after the rise, in rcsim and on the kernel
+ * bench alike: 2.5-3 s for the standing-queue gate's 5 s window and the
+ * bottleneck reading to let go of the old link, and a probe's 5 s window
+ * before it was kept (rc-urcp-probe.c). */
+GST_START_TEST (test_urcp_room_after_capacity_rise)
+{
+  static const gchar *deliveries[] = { "end-of-slot", "start-of-slot" };
+  guint seed, d;
+
+  for (d = 0; d < G_N_ELEMENTS (deliveries); d++) {
+    for (seed = 1; seed <= 3; seed++) {
+      SimScenario *scen;
+      Sim *sim = sim_from_text (g_strdup_printf ("[scenario]\nduration=40\n"
+              "[link]\ncapacity=1000000\nqueue-limit-ms=300\noverhead=28\n"
+              "schedule=0:1000000,30:2500000\ndelivery=%s\n"
+              "[flow:video]\nkind=media\ndelay-ms=50\n", deliveries[d]),
+          seed, &scen);
+      guint before, after;
+      SimWindow w;
+
+      sim_run_until (sim, 30 * S);
+      before = stat_uint (sim, 0, "probe-ramps");
+      sim_run_until (sim, 35 * S);
+      after = stat_uint (sim, 0, "probe-ramps");
+      sim_run_until (sim, 40 * S);
+      w = window (sim, 0, 35 * S, 40 * S);
+      GST_INFO ("%s, seed %u: %u probe ramp(s) 30-35 s, goodput 35-40 s "
+          "%.0f bit/s", deliveries[d], seed, after - before, w.goodput_bps);
+      fail_unless (after > before, "%s, seed %u: no probe ramp within 5 s",
+          deliveries[d], seed);
+      fail_unless (w.goodput_bps >= 0.7 * 2.5e6, "%s, seed %u: goodput %.0f",
+          deliveries[d], seed, w.goodput_bps);
+      sim_done (sim, scen);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* RFC 8867 sec. 5.3's schedules (forward 2 -> 1 -> 0.5 -> 2 Mbit/s at
  * 20/40/60 s, the reverse link carrying the forward flow's feedback at
  * 0.8 Mbit/s from 35 to 70 s, a media flow each way): after the forward
@@ -1255,6 +1297,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_low_phase_noise_spike);
   tcase_add_test (tc, test_urcp_rmax_heavy_tail);
   tcase_add_test (tc, test_urcp_probe_ramp);
+  tcase_add_test (tc, test_urcp_room_after_capacity_rise);
   tcase_add_test (tc, test_urcp_probe_after_capacity_returns);
   tcase_add_test (tc, test_urcp_capacity_halves);
   tcase_add_test (tc, test_urcp_capacity_falls);
