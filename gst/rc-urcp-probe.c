@@ -343,17 +343,20 @@ rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent)
   gboolean clear = no_standing_queue (u);
   gdouble env = 0, recent, spread = G_MAXDOUBLE;
   gdouble cap;
-  gboolean bounded, recent_clear = FALSE;
+  gboolean bounded, have_env, recent_clear = FALSE;
 
   /* a competitor holds the queue (rc-urcp-compete.c): nothing to probe */
   if (u->competing)
     return;
 
-  if (rc_avg_window_age (&u->env_win) >= URCP_WINDOW_MIN_AGE &&
-      rc_avg_window_mean (&u->env_win, &env))
+  have_env = rc_avg_window_age (&u->env_win) >= URCP_WINDOW_MIN_AGE &&
+      rc_avg_window_mean (&u->env_win, &env);
+  if (have_env)
     rc_urcp_env_floor_add (u, env);
-  /* the newest second, where lower (see the top of this file) */
-  if (u->env_floor < G_MAXDOUBLE &&
+  /* the newest second, where lower (see the top of this file); raw OWD is
+   * relative to the first sample's and may be negative, so only against a
+   * window mean that was read */
+  if (have_env && u->env_floor < G_MAXDOUBLE &&
       rc_avg_window_age (&u->envs_win) >= RECENT_SPAN / 2 &&
       rc_avg_window_mean (&u->envs_win, &recent) && recent < env) {
     env = recent;
