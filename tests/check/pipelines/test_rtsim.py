@@ -6,16 +6,23 @@ checks that the real-time run prints the same JSON schema and plausible,
 physically consistent numbers.
 
     test_rtsim.py RTSIM RCSIM SCENARIO"""
+import atexit
+import csv
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from realtime_check import check_schema, fail
 
 rtsim, rcsim, scenario = sys.argv[1:4]
 
-rt = subprocess.run([sys.executable, rtsim, scenario, "--json", "--rcsim", rcsim],
-                    capture_output=True, text=True)
+csv_dir = tempfile.mkdtemp(prefix="test-rtsim-")
+atexit.register(shutil.rmtree, csv_dir, True)
+rt = subprocess.run([sys.executable, rtsim, scenario, "--json", "--rcsim", rcsim,
+                     "--csv", csv_dir], capture_output=True, text=True)
 if rt.returncode != 0:
     fail(f"rtsim exited {rt.returncode}: {rt.stderr[-2000:]}")
 real = json.loads(rt.stdout)
@@ -46,9 +53,24 @@ for f in (video, cbr):
     q = f["qdelay_ms"]
     if q["max"] is None or not 0 <= q["mean"] <= q["p95"] <= q["max"] <= 320:
         fail(f"{f['name']} qdelay {q}")
-# The controller keeps the queue well below its limit on a clean link.
-if video["qdelay_ms"]["mean"] > 150:
+# The controller keeps the queue below its limit on a clean link, and
+# empties it once the cross traffic has left (at 10 s). Not a tighter mean:
+# on the real pipeline the mean follows the R^MAX the start-up ramp reads.
+# At 1.40-1.46 Mbit/s (the link carries about 1.47 of RTP) the restart at
+# 85 % of it and the 0.3 Mbit/s that joins at 4 s overfill the link, and
+# eq. 18, whose delta^AVE still holds the ramp's own queue, cuts by only
+# 25-40 kbit/s per second: the queue stands at 200-280 ms until the cross
+# traffic leaves. In 50 runs of one build: R^MAX >= 1.40 in 9, means of
+# 35-153 ms; below 1.40 in 41, means of 8-56 ms. In the last second the
+# queue was at most 8.3 ms in every run (docs/results.md, 2026-11-28,
+# sixth session).
+if video["qdelay_ms"]["mean"] > 200:
     fail(f"media mean queueing delay {video['qdelay_ms']['mean']} ms")
+with open(os.path.join(csv_dir, "flow-0.csv")) as f:
+    tail = [float(r["qdelay_ms"]) for r in csv.DictReader(f)
+            if 11.0 <= float(r["t_s"]) < 12.0 and float(r["delivered_pkts"]) > 0]
+if not tail or sum(tail) / len(tail) > 50:
+    fail(f"media queueing delay in the last second {tail} ms: not drained")
 if real["realtime"]["skipped_flows"]:
     fail("flows skipped")
 # Every packet that did not come out of linksim is one its stats count as
