@@ -59,8 +59,8 @@ for f in (video, cbr):
 # At 1.40-1.46 Mbit/s (the link carries about 1.47 of RTP) the restart at
 # 85 % of it and the 0.3 Mbit/s that joins at 4 s overfill the link, and
 # eq. 18, whose delta^AVE still holds the ramp's own queue, cuts by only
-# 25-40 kbit/s per second: the queue stands at 200-280 ms until the cross
-# traffic leaves. In 50 runs of one build: R^MAX >= 1.40 in 9, means of
+# 25-40 kbit/s per second: the queue climbs to 160-280 ms and stands until
+# the cross traffic leaves. In 50 runs of one build: R^MAX >= 1.40 in 9, means of
 # 35-153 ms; below 1.40 in 41, means of 8-56 ms. In the last second the
 # queue was at most 8.3 ms in every run (docs/results.md, 2026-11-28,
 # sixth session).
