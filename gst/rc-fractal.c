@@ -46,8 +46,18 @@ GST_DEBUG_CATEGORY_STATIC (rc_fractal_debug);
 /* No repair group is longer (fecenc's rows are at most 100 packets;
  * FEC_int is at most 100). */
 #define MAX_GROUP 128
-/* sec. 4: no report for max(500 ms, 3 RTT) -> KEEP */
+/* sec. 4: no report for max(500 ms, 3 RTT) -> KEEP. Nor for three mean
+ * report intervals (a deviation): a stock rtpbin receiver sends transport-
+ * wide feedback with its RTCP, whose interval grows as the rate falls
+ * (RFC 3550 sec. 6.2: 5 % of the session bandwidth), and at 50 kbit/s
+ * over ratecontrolrecv reports came 0.9-1.3 s apart. Every gap between
+ * two reports then read as lost feedback and ended every FEC probe, and
+ * the rate stayed at min-bitrate (0 increases in 15 s, 2 runs of 2). A
+ * single gap counts at most NO_FEEDBACK_IVAL_MAX in the mean, so an
+ * outage does not blind the rule for long. */
 #define NO_FEEDBACK_MIN (500 * GST_MSECOND)
+#define NO_FEEDBACK_INTERVALS 3
+#define NO_FEEDBACK_IVAL_MAX (2 * GST_SECOND)
 /* Algorithm 4: heavy congestion below half R_snd; the capacity estimate
  * blends the receive rate and R_snd over 1 s; reductions take 90 %. */
 #define HEAVY_FRACTION 0.5
@@ -119,6 +129,7 @@ typedef struct
   gdouble fec_rate;             /* while fec_on */
   gdouble c_est;                /* capacity estimate, bit/s; 0: none yet */
   GstClockTime t_cong, t_settled, t_fec, t_incr, last_report;
+  GstClockTime report_ival;     /* mean time between reports; 0: none */
   GstClockTime srtt, rtt_min;
   const gchar *reason;
 
@@ -590,6 +601,10 @@ fractal_on_feedback (RcController * c, const RcFeedback * fb,
     if (!GST_CLOCK_TIME_IS_VALID (f->rtt_min) || rtt < f->rtt_min)
       f->rtt_min = rtt;
   }
+  if (GST_CLOCK_TIME_IS_VALID (f->last_report) && now > f->last_report) {
+    GstClockTime ival = MIN (now - f->last_report, NO_FEEDBACK_IVAL_MAX);
+    f->report_ival = f->report_ival ? (7 * f->report_ival + ival) / 8 : ival;
+  }
   f->last_report = now;
   f->reports++;
   if (GST_CLOCK_TIME_IS_VALID (f->last_recv_ts))
@@ -672,15 +687,17 @@ fractal_on_feedback (RcController * c, const RcFeedback * fb,
   }
 }
 
-/* sec. 4: no report for max(500 ms, 3 RTT): assume congestion, KEEP. The
- * paper does not say what happens to the rate (Q9): FEC stops and the
- * rate stays; the sender session holds and backs off the rate on its own
- * when feedback stays away. */
+/* sec. 4: no report for max(500 ms, 3 RTT), or three report intervals
+ * (see NO_FEEDBACK_MIN): assume congestion, KEEP. The paper does not say
+ * what happens to the rate (Q9): FEC stops and the rate stays; the sender
+ * session holds and backs off the rate on its own when feedback stays
+ * away. */
 static void
 fractal_on_tick (RcController * c, GstClockTime now)
 {
   Fractal *f = (Fractal *) c;
-  GstClockTime limit = MAX (NO_FEEDBACK_MIN, 3 * srtt_or (f, 0));
+  GstClockTime limit = MAX (MAX (NO_FEEDBACK_MIN, 3 * srtt_or (f, 0)),
+      NO_FEEDBACK_INTERVALS * f->report_ival);
 
   if (!GST_CLOCK_TIME_IS_VALID (f->last_report) ||
       now <= f->last_report + limit)

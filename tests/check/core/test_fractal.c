@@ -24,22 +24,24 @@ fractal_new (guint64 start_bps)
   return c;
 }
 
-/* A clean path for the direct tests: `bps` sent in 1200-byte packets every
- * feedback interval of 50 ms, all received `owd` later, fed back at once.
- * Returns the time after the last report. */
+/* A clean path for the direct tests: `bps` sent in 1200-byte packets,
+ * reported every `ival` (with a tick every 100 ms in between, as the
+ * sender session gives), all received `owd` later. Returns the time after
+ * the last report. */
 static GstClockTime
-feed (RcController * c, GstClockTime t, GstClockTime until, gdouble bps,
-    GstClockTime owd, gdouble loss_every)
+feed_every (RcController * c, GstClockTime t, GstClockTime until,
+    gdouble bps, GstClockTime owd, gdouble loss_every, GstClockTime ival)
 {
   static guint64 seq = 0;
   RcPacketResult r[64];
 
-  for (; t < until; t += 50 * MS) {
-    guint i, n = (guint) (bps / 8 / 1200 * 0.05);
+  for (; t < until; t += ival) {
+    guint i, n = (guint) (bps / 8 / 1200 * ival / S);
+    GstClockTime tick;
     RcFeedback fb = { 0 };
     n = CLAMP (n, 1, G_N_ELEMENTS (r));
     for (i = 0; i < n; i++) {
-      GstClockTime sent = t + i * 50 * MS / n;
+      GstClockTime sent = t + i * ival / n;
       rc_controller_on_packet_sent (c, seq, 1200, FALSE, sent);
       r[i].seq = seq++;
       r[i].send_ts = sent;
@@ -51,11 +53,21 @@ feed (RcController * c, GstClockTime t, GstClockTime until, gdouble bps,
       if (r[i].lost)
         r[i].recv_ts = GST_CLOCK_TIME_NONE;
     }
+    for (tick = t + owd + 100 * MS; tick < t + ival + owd; tick += 100 * MS)
+      rc_controller_on_tick (c, tick);
     fb.packets = r;
     fb.n_packets = n;
-    rc_controller_on_feedback (c, &fb, t + 50 * MS + owd);
+    rc_controller_on_feedback (c, &fb, t + ival + owd);
   }
   return t;
+}
+
+/* Reported every 50 ms. */
+static GstClockTime
+feed (RcController * c, GstClockTime t, GstClockTime until, gdouble bps,
+    GstClockTime owd, gdouble loss_every)
+{
+  return feed_every (c, t, until, bps, owd, loss_every, 50 * MS);
 }
 
 static const gchar *
@@ -250,6 +262,41 @@ GST_START_TEST (test_fractal_no_feedback_keeps)
 
 GST_END_TEST;
 
+/* Reports as far apart as a stock receiver's RTCP at 50 kbit/s (about
+ * 1 s over ratecontrolrecv): the gap between two of them is no missing
+ * feedback, and FEC probes pass and raise the rate. With the paper's
+ * 500 ms alone each gap ended the probe, and the rate stayed put. */
+GST_START_TEST (test_fractal_slow_reports_probe)
+{
+  RcController *c = fractal_new (50000);
+  GstClockTime t;
+  guint64 increases = 0;
+  GstStructure *st;
+  guint i;
+
+  t = feed_every (c, 0, 20 * S, 50000, 20 * MS, 0, 1 * S);
+  st = rc_controller_get_stats (c);
+  gst_structure_get_uint64 (st, "increases", &increases);
+  gst_structure_free (st);
+  fail_unless (increases >= 3, "%" G_GUINT64_FORMAT " increases in %"
+      GST_TIME_FORMAT, increases, GST_TIME_ARGS (t));
+  fail_unless (rc_controller_get_decision (c).media_bps > 75000);
+  /* Once probing: two intervals without a report are no outage, four
+   * are. The last report came at t + 20 ms. */
+  for (i = 0; i < 10 && rc_controller_get_decision (c).fec_bps == 0; i++)
+    t = feed_every (c, t, t + 1 * S, 50000, 20 * MS, 0, 1 * S);
+  fail_unless (rc_controller_get_decision (c).fec_bps > 0, "never probing");
+  rc_controller_on_tick (c, t + 20 * MS + 2 * S);
+  fail_unless (rc_controller_get_decision (c).fec_bps > 0,
+      "two report intervals read as missing feedback");
+  rc_controller_on_tick (c, t + 20 * MS + 4 * S);
+  fail_unless_equals_string (phase (c), "keep");
+  fail_unless_equals_uint64 (rc_controller_get_decision (c).fec_bps, 0);
+  rc_controller_free (c);
+}
+
+GST_END_TEST;
+
 static Sim *
 sim_text (const gchar * text, guint32 seed, SimScenario ** scen)
 {
@@ -305,6 +352,7 @@ fractal_suite (void)
   tcase_add_test (tc, test_fractal_delay_congestion);
   tcase_add_test (tc, test_fractal_loss_threshold);
   tcase_add_test (tc, test_fractal_no_feedback_keeps);
+  tcase_add_test (tc, test_fractal_slow_reports_probe);
   tcase_add_test (tc, test_fractal_loss_after_repair);
   tcase_add_test (tc, test_fractal_post_repair_reports);
   tcase_add_test (tc, test_fractal_in_rcsim);
