@@ -99,6 +99,7 @@ typedef struct
   GstClockTime ts;              /* send time */
   gdouble delta;                /* s */
   gdouble raw;                  /* raw OWD - raw0, s (rc-urcp-probe.c) */
+  guint size;                   /* bytes (rc_urcp_env_full_size) */
 } UrcpSample;
 
 /* A start-up packet for the delivery test (rc-urcp-startup.c). */
@@ -157,8 +158,9 @@ typedef struct
   gint64 raw0;                  /* first raw OWD, ns */
   gboolean have_raw0;
   gdouble env_floor;            /* lowest env_win mean; G_MAXDOUBLE: none */
+  guint env_size;               /* the largest packet seen, bytes */
   gboolean probe_pending;
-  gdouble rmax_before, probe_env, probe_se, probe_rave;
+  gdouble rmax_before, probe_env, probe_se, probe_rave, probe_rate;
   GstClockTime probe_at, next_probe, probe_wait;
   guint probes, probes_failed, probe_ramps;
   /* the bottleneck's rate from the receive spacing of packets sent faster
@@ -271,7 +273,10 @@ void rc_urcp_probe_clear (Urcp * u);
 /* Receiver clock jumped: forget the raw OWD history. */
 void rc_urcp_probe_reset (Urcp * u);
 void rc_urcp_env_add_sample (Urcp * u, GstClockTime ts, gdouble raw,
-    GstClockTime now);
+    guint size, GstClockTime now);
+/* TRUE if a packet of `size` bytes is one the envelope is made of, the
+ * largest seen being `largest`. */
+gboolean rc_urcp_env_full_size (guint size, guint largest);
 void rc_urcp_env_floor_add (Urcp * u, gdouble env);
 /* With every delay sample once the R^AVE window is old enough. */
 void rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent);

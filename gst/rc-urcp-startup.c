@@ -142,7 +142,7 @@ rc_urcp_startup_sample (Urcp * u, const RcPacketResult * p, gdouble delta,
   if (p->lost)
     return;
   if (u->phase == URCP_STARTUP_LOW && u->low->len < STARTUP_MAX_SAMPLES) {
-    UrcpSample ls = { p->send_ts, delta, raw };
+    UrcpSample ls = { p->send_ts, delta, raw, p->size };
     g_array_append_val (u->low, ls);
   } else if ((u->phase == URCP_STARTUP_RAMP && !ramp_sent_before (u, p)) ||
       u->phase == URCP_PROBE_RAMP) {
@@ -184,31 +184,41 @@ sample_cmp (gconstpointer a, gconstpointer b)
  * URCP_ENVELOPE_HALF. Sorted by send time first (feedback may report out
  * of order), then a two-pointer sweep finds each window; O(n w) with w the
  * samples per window. Returns the samples' plain mean in *mean and the
- * mean envelope of their raw OWD (URCP_ENV_RING) in *env_mean. */
+ * mean envelope of the raw OWD of the full-size ones (rc-urcp-probe.c) in
+ * *env_mean. */
 static gdouble
 low_phase_noise (Urcp * u, gdouble * mean, gdouble * env_mean)
 {
   const UrcpSample *x;
-  guint n = u->low->len, i, j, lo = 0;
+  guint n = u->low->len, i, j, lo = 0, n_env = 0, largest = 0;
   gdouble sum = 0, total = 0, env_sum = 0, raw_env;
 
   g_array_sort (u->low, sample_cmp);
   x = (const UrcpSample *) u->low->data;
+  for (i = 0; i < n; i++)
+    largest = MAX (largest, x[i].size);
   for (i = 0; i < n; i++) {
     gdouble env = x[i].delta;
+    gboolean full = rc_urcp_env_full_size (x[i].size, largest);
     while (lo < i && x[lo].ts + URCP_ENVELOPE_HALF < x[i].ts)
       lo++;
     raw_env = x[i].raw;
     for (j = lo; j < n && x[j].ts <= x[i].ts + URCP_ENVELOPE_HALF; j++) {
       env = MIN (env, x[j].delta);
-      raw_env = MIN (raw_env, x[j].raw);
+      if (rc_urcp_env_full_size (x[j].size, largest))
+        raw_env = MIN (raw_env, x[j].raw);
     }
     sum += x[i].delta - env;
     total += x[i].delta;
-    env_sum += raw_env;
+    /* the re-probe's floor, of its full-size packets (rc-urcp-probe.c) */
+    if (full) {
+      env_sum += raw_env;
+      n_env++;
+    }
   }
+  u->env_size = MAX (u->env_size, largest);
   *mean = n ? total / n : 0;
-  *env_mean = n ? env_sum / n : 0;
+  *env_mean = n_env ? env_sum / n_env : 0;
   return n ? sum / n : 0;
 }
 

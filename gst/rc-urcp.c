@@ -371,7 +371,7 @@ consume_packets (Urcp * u, const RcFeedback * fb, GstClockTime now,
       rc_vtum_sample (u, delta);
       instance_add_sample (u, &u->delay, now, delta, sbps);
     } else if (steady) {
-      rc_urcp_env_add_sample (u, p->send_ts, raw_s, now);
+      rc_urcp_env_add_sample (u, p->send_ts, raw_s, p->size, now);
       instance_add_sample (u, &u->delay, now, delta, sbps);
       instance_add_sample (u, &u->loss, now, 0.0, sbps);
       if (u->adapt)

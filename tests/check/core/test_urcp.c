@@ -170,6 +170,78 @@ GST_START_TEST (test_urcp_clean_link_converges)
 
 GST_END_TEST;
 
+/* The re-probe's standing-queue envelope on a link that serializes each
+ * packet (rcsim's default delivery, as DSL, Wi-Fi and linksim): the
+ * noisy-ethernet profile (9.1 Mbit/s, 0.5 ms mean delay noise), vp8enc's
+ * model at 1280x720, seeds 1-2. Its floor and its samples are of full-size
+ * packets, so the gate reads no standing queue where none stands, and
+ * URCP probes. Before 2026-11-28 the floor came from the start rate's
+ * small packets, a full packet's service time below what full ones show:
+ * the gate read 0.58-0.74 ms against a limit of about 0.2 ms, and no probe
+ * ran in 120 s (rc-urcp-probe.c). */
+GST_START_TEST (test_urcp_serialized_link_probes)
+{
+  guint seed;
+
+  for (seed = 1; seed <= 2; seed++) {
+    SimScenario *scen;
+    Sim *sim = sim_from_text (g_strdup ("[scenario]\nduration=60\n"
+            "[link]\ncapacity=9100000\nqueue-limit-ms=10\noverhead=28\n"
+            "noise-distribution=exponential\nnoise-mean=500000\n"
+            "noise-max=5000000\nnoise-interval=20000000\n"
+            "[flow:video]\nkind=media\ndelay-ms=50\n"
+            "resolution=1280x720\n"), seed, &scen);
+    gdouble queue, limit;
+
+    sim_run_until (sim, 60 * S);
+    queue = stat_ms (sim, 0, "standing-queue");
+    limit = 0.2 * stat_ms (sim, 0, "delay-noise");
+    GST_INFO ("seed %u, serialized 9.1 Mbit/s: standing queue %.2f ms "
+        "(limit %.2f), %u probes", seed, queue, limit,
+        stat_uint (sim, 0, "probes"));
+    fail_unless (queue < limit, "seed %u: standing queue %.2f ms read, "
+        "limit %.2f", seed, queue, limit);
+    fail_unless (stat_uint (sim, 0, "probes") >= 1, "seed %u: no probe",
+        seed);
+    sim_done (sim, scen);
+  }
+}
+
+GST_END_TEST;
+
+/* A probe ramp starts only if the rate itself followed the probe up, not
+ * R^AVE alone, which lags the rate and rises for a window after any cut:
+ * cbr-cross-traffic (2 Mbit/s, 500 kbit/s of CBR from 30 s to 90 s),
+ * vp8enc's model, seeds 1-3: no probe ramp while the CBR shares the link.
+ * With R^AVE alone, each seed ramped once beside the CBR, a probe begun
+ * while R^AVE still recovered from the CBR's arrival (the queue rose to
+ * 162 ms on seed 1; rc-urcp-probe.c). */
+GST_START_TEST (test_urcp_no_probe_ramp_on_lagging_rave)
+{
+  guint seed;
+
+  for (seed = 1; seed <= 3; seed++) {
+    SimScenario *scen;
+    Sim *sim = sim_from_text (g_strdup ("[scenario]\nduration=90\n"
+            "[link]\ncapacity=2000000\nqueue-limit-ms=300\noverhead=28\n"
+            "[flow:video]\nkind=media\ndelay-ms=50\n"
+            "[flow:cbr]\nkind=cbr\nrate=500000\npacket-size=1200\n"
+            "start=30\nstop=90\ndelay-ms=50\n"), seed, &scen);
+    guint before;
+
+    sim_run_until (sim, 30 * S);
+    before = stat_uint (sim, 0, "probe-ramps");
+    sim_run_until (sim, 90 * S);
+    GST_INFO ("seed %u, beside 500 kbit/s CBR: %u probes, %u probe ramps "
+        "(%u before it)", seed, stat_uint (sim, 0, "probes"),
+        stat_uint (sim, 0, "probe-ramps"), before);
+    fail_unless_equals_int (stat_uint (sim, 0, "probe-ramps"), before);
+    sim_done (sim, scen);
+  }
+}
+
+GST_END_TEST;
+
 /* 150 kbit/s behind a token-bucket shaper (delivery=start-of-slot, as the
  * kernel bench's tbf), vp8enc's model, seeds 1-3: probes run, but none
  * starts a probe ramp, since the packet pairs read the bottleneck within
@@ -1291,6 +1363,8 @@ urcp_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_urcp_clean_link_converges);
+  tcase_add_test (tc, test_urcp_serialized_link_probes);
+  tcase_add_test (tc, test_urcp_no_probe_ramp_on_lagging_rave);
   tcase_add_test (tc, test_urcp_no_probe_ramp_at_the_bottleneck);
   tcase_add_test (tc, test_urcp_startup_estimates);
   tcase_add_test (tc, test_urcp_start_above_capacity);
