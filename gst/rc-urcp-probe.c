@@ -116,6 +116,12 @@
  * keeps them and leaves out most tails and small frames. */
 #define ENV_FULL_SIZE 0.75
 
+gboolean
+rc_urcp_env_full_size (guint size, guint largest)
+{
+  return size >= ENV_FULL_SIZE * largest;
+}
+
 /* The envelope's samples and floor start over: after a clock jump, or
  * when a larger size class of packets comes. */
 static void
@@ -276,12 +282,6 @@ rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now)
  * every sample whose +-URCP_ENVELOPE_HALF window is now complete: its
  * lower envelope is the head of a monotonic deque (each sample enters and
  * leaves it once), and goes into env_win. */
-gboolean
-rc_urcp_env_full_size (guint size, guint largest)
-{
-  return size >= ENV_FULL_SIZE * largest;
-}
-
 void
 rc_urcp_env_add_sample (Urcp * u, GstClockTime ts, gdouble raw, guint size,
     GstClockTime now)
@@ -300,6 +300,13 @@ rc_urcp_env_add_sample (Urcp * u, GstClockTime ts, gdouble raw, guint size,
           "its floor is learned again", u->parent.info->name, size,
           u->env_size);
       env_restart (u);
+      /* A probe under way has lost its reference: undone, not failed,
+       * and the next one waits for a clean window, as after start-up. */
+      if (u->probe_pending) {
+        u->delay.rmax = MAX (u->rmax_before, u->delay.rave);
+        u->probe_pending = FALSE;
+      }
+      u->next_probe = MAX (u->next_probe, now + 2 * URCP_WINDOW_SPAN);
     }
     u->env_size = size;
   }
