@@ -121,18 +121,19 @@ sent_received (RcController * c, RcPacketResult * r, guint64 seq,
  *
  * Utilization: >= 90 % where the packet arrives at the start of its slot,
  * as behind the kernel bench's tbf (the real pipeline, and the calibrated
- * case); >= 80 % on a link that serializes each packet, where URCP gets
- * 85 %. There the test asked 90 % until 2026-11-28 and got it from a
+ * case); >= 85 % on a link that serializes each packet, where URCP gets
+ * 89 %. There the test asked 90 % until 2026-11-28 and got it from a
  * phantom skew: the delay base's skew estimate read the start-up's short
  * packets (less serialization) as a receiver clock running 140 ppm fast,
  * the base climbed with it and delta under-read the queue, so the rate ran
  * deeper (rc-owd.c). With the skew at 0 the rate is where eq. 19 puts it
  * for this R^MAX: the start-up's R^MAX is 891 kbit/s of the 978 the link
  * carries (its newest arrivals reach back to before the queue formed), and
- * no probe raises it: the standing-queue gate reads 2.0 ms against its
- * 1.9 ms limit. Until the envelope was taken of full-size packets only
- * (2026-11-28) the start rate's short packets set its floor 5-6 ms below
- * what full ones show; what is left is not explained yet. */
+ * one probe raises it to the 978 the packet pairs read. Until the
+ * standing-queue envelope was taken of full-size packets only (2026-11-28)
+ * no probe ran (85 %): the start rate's short packets set its floor 5-6 ms
+ * below what full ones show, and, counted from 0.75 of the largest, this
+ * encoder's frame tails still 2.0 ms against a 1.9 ms limit. */
 GST_START_TEST (test_urcp_clean_link_converges)
 {
   const struct
@@ -141,7 +142,7 @@ GST_START_TEST (test_urcp_clean_link_converges)
     gdouble min_util;
   } links[] = {
     {"delivery=start-of-slot", 0.90},
-    {"delivery=end-of-slot", 0.80},
+    {"delivery=end-of-slot", 0.85},
   };
   guint i;
 
