@@ -659,6 +659,34 @@ GST_START_TEST (test_urcp_capacity_fall_drains)
 
 GST_END_TEST;
 
+/* Heavy-tailed delay noise holds a packet and those behind it in order, then
+ * releases them together: over the overload test's span the receive span
+ * grows by the hold while the same bytes arrive. Read whole, one hold of
+ * 0.4 s looked like a path delivering 0.24 of what was sent, and R^MAX was
+ * cut to that (rcsim, 2 Mbit/s with Pareto noise for 120 s: seeds 3 and
+ * 9-14, and 16, cut once each). The capacity never changes here, so there
+ * must be no cut. */
+GST_START_TEST (test_urcp_no_overload_cut_on_noise_hold)
+{
+  guint seed;
+
+  for (seed = 9; seed <= 14; seed++) {
+    SimScenario *scen;
+    Sim *sim = sim_from_text (clean_link ("2000000",
+            "noise-distribution=pareto\nnoise-mean=20000000\n"
+            "noise-shape=1.5\nnoise-max=500000000\n"
+            "noise-interval=20000000", NULL, 120), seed, &scen);
+
+    sim_run_until (sim, 120 * S);
+    GST_INFO ("seed %u: %u overload cut(s), R^MAX %u", seed,
+        stat_uint (sim, 0, "overload-cuts"), stat_uint (sim, 0, "capacity"));
+    fail_unless_equals_int (stat_uint (sim, 0, "overload-cuts"), 0);
+    sim_done (sim, scen);
+  }
+}
+
+GST_END_TEST;
+
 static gdouble
 jain (const gdouble * x, guint n)
 {
@@ -1378,6 +1406,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_capacity_halves);
   tcase_add_test (tc, test_urcp_capacity_falls);
   tcase_add_test (tc, test_urcp_capacity_fall_drains);
+  tcase_add_test (tc, test_urcp_no_overload_cut_on_noise_hold);
   tcase_add_test (tc, test_urcp_two_flows_fair);
   tcase_add_test (tc, test_um_operating_point);
   tcase_add_test (tc, test_um_parameter);
