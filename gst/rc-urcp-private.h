@@ -231,6 +231,8 @@ typedef struct
   /* timing */
   GstClockTime last_update;
   GstClockTime fb_newest_send;  /* newest send time any feedback reported */
+  GstClockTime last_loss;       /* when feedback last reported one of ours
+                                 * lost (EXCESS_LOSS_FREE, rc-urcp.c) */
   GstClockTime last_feedback;
   GstClockTime fb_interval_avg;
   gdouble mean_pkt_bytes;
