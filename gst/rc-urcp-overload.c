@@ -9,22 +9,22 @@
  * between ~25 and 300 ms every ~4 s; docs/urcpsender.md).
  *
  * A fall shows as overload that lasts: over OVERLOAD_SPAN of send time the
- * receiver got less than OVERLOAD_RATIO of what was sent. At that ratio
- * the bottleneck's queue grows by 0.4 s of its capacity per second, so it
- * cannot last a second without the queue passing any drop-tail limit we
- * meet (300 ms) or the delay rising by hundreds of ms; noise that holds
- * packets and then releases them delivers as fast once the one long gap
- * it leaves is set aside (overloaded, below), and a shared queue at eq.
- * 19's operating point is stable (what each flow sends arrives). A second test looks at the newest
- * OVERLOAD_FAST_SPAN only, and needs a queue that stands for it: the
+ * receiver got less than OVERLOAD_RATIO of what was sent. At that ratio the
+ * bottleneck's queue grows by 0.4 s of its capacity per second, so it cannot
+ * last a second without the queue passing any drop-tail limit we meet (300
+ * ms) or the delay rising by hundreds of ms; noise that holds packets and
+ * then releases them delivers as fast once the one long gap it leaves is set
+ * aside (overloaded, below), and a shared queue at eq. 19's operating point
+ * is stable (what each flow sends arrives). A second test looks at the
+ * newest OVERLOAD_FAST_SPAN only, and needs a queue that stands for it: the
  * lowest delay of the packets sent in its last OVERLOAD_FLOOR_SPAN
  * OVERLOAD_RISE above the lowest of its first. Noise lifts single packets,
  * not the lowest of several, so this test can be short (RFC 8867 5.1 in
  * rcsim, seed 1, 2.5 -> 0.6 Mbit/s behind 300 ms of drop-tail queue: 75
  * packets dropped, the first test alone 96). Half a second with the first
- * test's evidence (a loss, or the last packet's delay) cut R^MAX under
- * the noise of noisy-wimax on two seeds of three (86 and 96 -> 64 and
- * 61 % utilization).
+ * test's evidence (a loss, or the last packet's delay) cut R^MAX under the
+ * noise of noisy-wimax on two seeds of three (86 and 96 -> 64 and 61 %
+ * utilization).
  *
  * What the path gives this flow now is the rate of the newest arrivals
  * behind that queue: R^MAX becomes that (or what arrived over the span, if
