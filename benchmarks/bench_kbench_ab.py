@@ -10,7 +10,8 @@ a built libgstratecontrol.so, e.g. a worktree's build/gst), and rtpgccbwe
 with --gcc, one after the other for every run and case, so the wall clock's
 drift falls on all arms alike, and prints mean ± sd over the runs with each
 run's utilization, the frame latency, how steady the target was (issue 10's
-"within ±10 % of its mean after start-up"), and B's difference from A
+"within ±10 % of its mean after start-up"), Jain's index where several flows
+share the link, and B's difference from A
 against the runs' spread.
 
     sudo benchmarks/bench_kbench_ab.py --a /tmp/base/build/gst [--b build/gst]
@@ -63,6 +64,14 @@ def shared_share(csv_dir, result):
     except (OSError, KeyError, ValueError):
         return None
     return got / fair if fair > 0 else None
+
+
+def jain_cell(values):
+    """Jain's index over the runs, mean (each run), or a dash (one flow)."""
+    if not values:
+        return "–"
+    return (f"{sum(values) / len(values):.3f} ("
+            + ", ".join(f"{v:.3f}" for v in values) + ")")
 
 
 def main():
@@ -123,24 +132,30 @@ def main():
                     continue
                 got[(case, label)].append(res)
                 sh = res["shared_share"]
+                jain = res["fairness"]["jain"]
+                rates = " / ".join(f"{f['goodput_kbps']:.0f}" for f in res["flows"])
                 print(f"{case} {label} run {k + 1}: utilization "
                       f"{res['link']['utilization'] * 100:.1f} %"
-                      + (f", media share while shared {sh * 100:.0f} %" if sh is not None else ""),
+                      + (f", media share while shared {sh * 100:.0f} %" if sh is not None else "")
+                      + (f", Jain {jain:.3f}" if jain is not None else "")
+                      + f" (goodput kbit/s {rates})",
                       file=sys.stderr, flush=True)
 
     print(f"kbench, {args.runs} interleaved run(s) per arm, controller {args.controller}; "
           f"{labels[0]} = {arms[0][2]}, {labels[1]} = {arms[1][2]}\n")
     print("| case | arm | utilization (runs) | qdelay mean ms | qdelay p95 ms | media loss "
           "| frame latency p50 / p95 ms | target within ±10 % of its mean (10 s to the first change) "
-          "| media share while shared (runs) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    rows = {key: dict(row_numbers(runs), share=[r["shared_share"] for r in runs])
+          "| media share while shared (runs) | Jain (runs) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    rows = {key: dict(row_numbers(runs), share=[r["shared_share"] for r in runs],
+                      jain=[r["fairness"]["jain"] for r in runs
+                            if r["fairness"]["jain"] is not None])
             for key, runs in got.items() if runs}
     for case in cases:
         for label, _, _ in arms:
             r = rows.get((case, label))
             if r is None:
-                print(f"| {case} | {label} | no run | | | | | | |")
+                print(f"| {case} | {label} | no run | | | | | | | |")
                 continue
             each = ", ".join(f"{u * 100:.1f}" for u in r["util"])
             shares = [x for x in r["share"] if x is not None]
@@ -149,7 +164,8 @@ def main():
             print(f"| {case} | {label} | {bs.fmt(r['util'], 100, 1, ' %')} ({each}) "
                   f"| {bs.fmt(r['qmean'])} | {bs.fmt(r['qp95'])} "
                   f"| {bs.fmt(r['loss'], 100, 2, ' %')} | {frame_cell(r)} "
-                  f"| {bs.fmt(r['steady'], 100, 0, ' % of the time')} | {share} |")
+                  f"| {bs.fmt(r['steady'], 100, 0, ' % of the time')} | {share} "
+                  f"| {jain_cell(r['jain'])} |")
     print()
     for case in cases:
         a, b = rows.get((case, labels[0])), rows.get((case, labels[1]))
