@@ -741,8 +741,8 @@ two_flows_jain (const gchar * capacity, const gchar * flow_keys,
  * its R^MAX is its share at that moment; with eq. 16's beta term
  * unbounded the flows already there answer that queue at eq. 18's slowest
  * (EXCESS_MAX_DELTAS in rc-urcp.c): over seeds 1-6 the index was 0.958
- * on average here, 0.907 on seed 4 (the 150 ms flow at half the first
- * flow's rate); with the bound 0.988, none under 0.977. */
+ * on average here, 0.907 on seed 4 (the 50 ms flow at 1.3 Mbit/s, the
+ * others at 0.63-0.71); with the bound 0.988, none under 0.977. */
 GST_START_TEST (test_urcp_rtt_fairness)
 {
   static const guint delay_ms[] = { 10, 25, 50, 100, 150 };
