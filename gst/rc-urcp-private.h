@@ -98,7 +98,8 @@ typedef struct
 {
   GstClockTime ts;              /* send time */
   gdouble delta;                /* s */
-  gdouble raw;                  /* raw OWD - raw0, s (rc-urcp-probe.c) */
+  gdouble raw;                  /* raw OWD - raw0, s (rc-urcp-probe.c); in
+                                 * a pair, the send gap per bit (s) */
   guint size;                   /* bytes (rc_urcp_env_full_size) */
 } UrcpSample;
 
@@ -168,7 +169,8 @@ typedef struct
   GstClockTime disp_send, disp_recv;    /* the last received packet's */
   guint disp_size;
   UrcpSample *disp;             /* pairs: ts = when reported, delta = receive
-                                 * gap per bit (s), ring of URCP_DISP_RING */
+                                 * gap per bit (s), raw = send gap per bit,
+                                 * ring of URCP_DISP_RING */
   guint64 n_disp;
 
   /* overload test (rc-urcp-overload.c): reported packets, send order */
@@ -284,6 +286,7 @@ void rc_urcp_env_floor_add (Urcp * u, gdouble env);
 void rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent);
 void rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p,
     GstClockTime now);
+gdouble rc_urcp_ramp_ceiling (Urcp * u, GstClockTime since);
 gdouble rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now);
 /* Queue above the envelope's floor, s (for stats). */
 gdouble rc_urcp_standing_queue (Urcp * u);

@@ -99,6 +99,19 @@ window (Sim * sim, guint flow, GstClockTime from, GstClockTime to)
   return w;
 }
 
+/* One media flow on a 50 ms path whose capacity rises from 1 Mbit/s to
+ * `to` at 30 s, delivered as `delivery` (docs/scenarios.md); 40 s. */
+static Sim *
+capacity_rise (guint to, const gchar * delivery, guint seed,
+    SimScenario ** scen)
+{
+  return sim_from_text (g_strdup_printf ("[scenario]\nduration=40\n"
+          "[link]\ncapacity=1000000\nqueue-limit-ms=300\noverhead=28\n"
+          "schedule=0:1000000,30:%u\ndelivery=%s\n"
+          "[flow:video]\nkind=media\ndelay-ms=50\n", to, delivery), seed,
+      scen);
+}
+
 /* A 1200-byte media packet sent to `c` at `sent`, and its result in `r`:
  * received at `recv`. */
 static void
@@ -272,6 +285,56 @@ GST_START_TEST (test_urcp_no_probe_ramp_at_the_bottleneck)
     fail_unless_equals_int (stat_uint (sim, 0, "probe-ramps"), 0);
     fail_unless_equals_int (w.lost_pkts, 0);
     sim_done (sim, scen);
+  }
+}
+
+GST_END_TEST;
+
+/* A probe ramp stops at the bottleneck's rate that its packet pairs read
+ * (rc-urcp-startup.c): after the capacity doubles from 1 to 2 Mbit/s, on
+ * both ways a link delivers, seeds 1-3, the target peaks at most 1.45
+ * times the new capacity (1.22-1.36; without the ceiling 1.56-1.68), no
+ * packet is lost, and R^MAX is within 6 % of the link's RTP rate (0.957-
+ * 0.984: the pairs read a little low; without, 0.983-1.005). Not at low
+ * rates: at 0.1 -> 0.2 Mbit/s the ramp's own pairs are too few
+ * (DISP_MIN_PAIRS) before its delay test ends it. */
+GST_START_TEST (test_urcp_probe_ramp_ceiling)
+{
+  static const gchar *deliveries[] = { "end-of-slot", "start-of-slot" };
+  guint seed, d;
+
+  for (d = 0; d < G_N_ELEMENTS (deliveries); d++) {
+    for (seed = 1; seed <= 3; seed++) {
+      SimScenario *scen;
+      Sim *sim = capacity_rise (2000000, deliveries[d], seed, &scen);
+      RcSender *snd = sim_flow_sender (sim, 0);
+      /* the link's RTP rate: 1200-byte packets and 28 bytes of overhead */
+      gdouble rtp = 2e6 * 1200 / 1228, peak = 0, rmax;
+      guint ramps;
+      SimWindow w;
+
+      sim_run_until (sim, 30 * S);
+      ramps = stat_uint (sim, 0, "probe-ramps");
+      while (sim_get_time (sim) < 40 * S) {
+        sim_run_until (sim, sim_get_time (sim) + 10 * GST_MSECOND);
+        peak = MAX (peak, (gdouble) rc_sender_get_target (snd));
+      }
+      w = window (sim, 0, 30 * S, 40 * S);
+      rmax = stat_uint (sim, 0, "capacity");
+      GST_INFO ("%s, seed %u: %u probe ramp(s) after the rise, peak target "
+          "%.2fx the capacity, R^MAX %.0f (%.3f of the RTP rate), %"
+          G_GUINT64_FORMAT " lost", deliveries[d], seed,
+          stat_uint (sim, 0, "probe-ramps") - ramps, peak / 2e6, rmax,
+          rmax / rtp, w.lost_pkts);
+      fail_unless (stat_uint (sim, 0, "probe-ramps") > ramps,
+          "%s, seed %u: no probe ramp", deliveries[d], seed);
+      fail_unless (peak <= 1.45 * 2e6, "%s, seed %u: peak target %.0f",
+          deliveries[d], seed, peak);
+      fail_unless (fabs (rmax / rtp - 1) <= 0.06, "%s, seed %u: R^MAX %.0f",
+          deliveries[d], seed, rmax);
+      fail_unless_equals_int (w.lost_pkts, 0);
+      sim_done (sim, scen);
+    }
   }
 }
 
@@ -477,11 +540,7 @@ GST_START_TEST (test_urcp_room_after_capacity_rise)
   for (d = 0; d < G_N_ELEMENTS (deliveries); d++) {
     for (seed = 1; seed <= 3; seed++) {
       SimScenario *scen;
-      Sim *sim = sim_from_text (g_strdup_printf ("[scenario]\nduration=40\n"
-              "[link]\ncapacity=1000000\nqueue-limit-ms=300\noverhead=28\n"
-              "schedule=0:1000000,30:2500000\ndelivery=%s\n"
-              "[flow:video]\nkind=media\ndelay-ms=50\n", deliveries[d]),
-          seed, &scen);
+      Sim *sim = capacity_rise (2500000, deliveries[d], seed, &scen);
       guint before, after;
       SimWindow w;
 
@@ -1443,6 +1502,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_low_phase_noise_spike);
   tcase_add_test (tc, test_urcp_rmax_heavy_tail);
   tcase_add_test (tc, test_urcp_probe_ramp);
+  tcase_add_test (tc, test_urcp_probe_ramp_ceiling);
   tcase_add_test (tc, test_urcp_room_after_capacity_rise);
   tcase_add_test (tc, test_urcp_probe_after_capacity_returns);
   tcase_add_test (tc, test_urcp_capacity_halves);
