@@ -13,6 +13,11 @@
  * the controller's mechanics (operating point, start-up, re-probing) on a
  * source that does what it is told; how the controller fares with a real
  * encoder's lags and bursts is for the benchmarks (docs/results.md). */
+/* startup-heavy-tail.ini's delay noise: Pareto, shape 1.5, mean 20 ms, at
+ * most 500 ms, a new value every 20 ms, held in order. */
+#define HEAVY_TAIL_NOISE "noise-distribution=pareto\nnoise-mean=20000000\n" \
+    "noise-shape=1.5\nnoise-max=500000000\nnoise-interval=20000000"
+
 static gchar *
 clean_link (const gchar * capacity, const gchar * link_keys,
     const gchar * flow_keys, gdouble duration_s)
@@ -484,10 +489,8 @@ GST_START_TEST (test_urcp_rmax_heavy_tail)
 
   for (seed = 1; seed <= 20; seed++) {
     SimScenario *scen;
-    Sim *sim = sim_from_text (clean_link ("2000000",
-            "noise-distribution=pareto\nnoise-mean=20000000\n"
-            "noise-shape=1.5\nnoise-max=500000000\n"
-            "noise-interval=20000000", NULL, 15), seed, &scen);
+    Sim *sim = sim_from_text (clean_link ("2000000", HEAVY_TAIL_NOISE, NULL,
+            15), seed, &scen);
     gdouble rmax;
 
     run_until_steady (sim, 15 * S);
@@ -731,10 +734,8 @@ GST_START_TEST (test_urcp_no_overload_cut_on_noise_hold)
 
   for (seed = 9; seed <= 14; seed++) {
     SimScenario *scen;
-    Sim *sim = sim_from_text (clean_link ("2000000",
-            "noise-distribution=pareto\nnoise-mean=20000000\n"
-            "noise-shape=1.5\nnoise-max=500000000\n"
-            "noise-interval=20000000", NULL, 120), seed, &scen);
+    Sim *sim = sim_from_text (clean_link ("2000000", HEAVY_TAIL_NOISE, NULL,
+            120), seed, &scen);
 
     sim_run_until (sim, 120 * S);
     GST_INFO ("seed %u: %u overload cut(s), R^MAX %u", seed,
