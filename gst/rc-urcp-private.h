@@ -238,6 +238,11 @@ typedef struct
   GstClockTime last_feedback;
   GstClockTime fb_interval_avg;
   gdouble mean_pkt_bytes;
+  /* our packets, as sent, through a virtual bottleneck (SELF_QUEUE_LOAD,
+   * rc-urcp.c): its backlog (bits) after the newest one, and when */
+  gdouble selfq_bits;
+  GstClockTime selfq_t;
+  RcAvgWindow selfq_win;        /* each packet's wait there, s */
 } Urcp;
 
 /* rc-urcp.c */

@@ -107,6 +107,43 @@ GST_DEBUG_CATEGORY (rc_urcp_debug);
 #define EXCESS_MAX_DELTAS 8.0
 #define EXCESS_LOSS_FREE (30 * GST_SECOND)
 
+/* Eq. 16's delta^MIN, in the delay instance, no lower than the queue that
+ * our own packets make: the mean, over URCP_WINDOW_SPAN of steady state, of
+ * the wait each packet would have, as the pacer sent it, in a queue served
+ * at R^MAX that holds nothing else. While we send more than SELF_QUEUE_LOAD
+ * of R^MAX, the queue is served at our rate / SELF_QUEUE_LOAD instead.
+ *
+ * Why: eq. 19 puts the rate at R^MAX where delta^AVE = delta^MIN, and the
+ * paper's fluid source makes no queue below the capacity. Ours sends a
+ * frame at a time (the pacer at 1.5x the rate), and its frames queue at the
+ * bottleneck below the capacity, the more the closer it runs. With
+ * delta^MIN at its floor (one packet's service time, DELTA_MIN_FLOOR_S),
+ * eq. 16 reads that queue as congestion: at 4 Mbit/s in rcsim (clean link,
+ * the calibrated vp8enc model at 1280x720, seeds 1-3) delta^AVE was
+ * 3.3-3.4 ms against a floor of 2.5, and the goodput balanced at 0.89 of
+ * the link's RTP rate; with this, 0.93. Below about 2.5 Mbit/s one
+ * full-size packet's service time is longer than the frames' queue and
+ * nothing changes. Not in the paper.
+ *
+ * Why the load bound: served at R^MAX alone, the queue grows without end
+ * whenever we send above R^MAX, and k0 and the rate with it (the first
+ * trial in rcsim, kernel-1mbps: p95 31 -> 292 ms). At 0.95, RFC 8867 5.2's p95 went
+ * 46 -> 82 ms (rcsim, 8 seeds); at 0.8 the frames' queue at 4 Mbit/s
+ * stayed below one packet's service time and nothing changed.
+ *
+ * Why steady state only: a start-up or probe ramp sends far above the
+ * R^MAX it started from, and its packets' waits, still in the window after
+ * it, put eq. 16's delta^MIN at 44-175 ms instead of 3.8 for a few seconds
+ * (rcsim's capacity-step-up). That boost, not the frames' queue, made all
+ * of the first trial's gains (docs/results.md, 2026-11-28, tenth
+ * session).
+ *
+ * Why only in eq. 16, not stored in delta^MIN: eq. 15 keeps the lowest
+ * delta^AVE seen, and a floor raised while a flow ran alone stayed once
+ * others shared the queue; the first of RFC 8867 5.5's flows then kept
+ * twice its share (Jain 0.98 -> 0.81-0.90). */
+#define SELF_QUEUE_LOAD 0.9
+
 /* Cap on dT in eq. 18: after a feedback gap one update must not apply the
  * whole gap's worth of change. */
 #define MAX_DT (200 * GST_MSECOND)
@@ -163,6 +200,43 @@ rc_urcp_delta_floor (Urcp * u)
   if (u->delay.rmax > 0 && u->mean_pkt_bytes > 0)
     pkt_time = u->mean_pkt_bytes * 8.0 / u->delay.rmax;
   return MAX (DELTA_MIN_FLOOR_S, pkt_time);
+}
+
+/* The mean wait in our own queue (SELF_QUEUE_LOAD), s; 0 until the window
+ * holds URCP_WINDOW_MIN_AGE of packets. */
+static gdouble
+self_queue_s (Urcp * u)
+{
+  gdouble w = 0;
+
+  if (rc_avg_window_age (&u->selfq_win) < URCP_WINDOW_MIN_AGE ||
+      !rc_avg_window_mean (&u->selfq_win, &w))
+    return 0;
+  return w;
+}
+
+/* A packet of `size` bytes left at `now`: its wait in that queue, then it
+ * joins the queue. In steady state only (SELF_QUEUE_LOAD). */
+static void
+self_queue_add (Urcp * u, guint size, GstClockTime now)
+{
+  gdouble rate;
+
+  if (u->phase != URCP_STEADY) {
+    rc_avg_window_reset (&u->selfq_win);
+    u->selfq_bits = 0;
+    u->selfq_t = GST_CLOCK_TIME_NONE;
+    return;
+  }
+  if (u->delay.rmax <= 0)
+    return;
+  rate = MAX (u->delay.rmax, rc_urcp_sent_bps (u, now) / SELF_QUEUE_LOAD);
+  if (GST_CLOCK_TIME_IS_VALID (u->selfq_t) && now > u->selfq_t)
+    u->selfq_bits = MAX (0, u->selfq_bits -
+        rate * (gdouble) (now - u->selfq_t) / GST_SECOND);
+  u->selfq_t = now;
+  rc_avg_window_push (&u->selfq_win, now, u->selfq_bits / rate);
+  u->selfq_bits += size * 8.0;
 }
 
 gdouble
@@ -263,14 +337,16 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
     gdouble rave = MAX (in->rave, (gdouble) u->parent.limits.min_bps);
     gdouble rmax = MAX (in->rmax, rave);
     gdouble rmax16 = in == &u->delay ? (1 - DELAY_HEADROOM) * rmax : rmax;
-    gdouble excess = in->sig_ave - in->sig_min;
+    gdouble sig_min = in == &u->delay ?
+        MAX (in->sig_min, self_queue_s (u)) : in->sig_min;
+    gdouble excess = in->sig_ave - sig_min;
     gdouble target;
 
     if (in == &u->delay && (!GST_CLOCK_TIME_IS_VALID (u->last_loss) ||
             u->last_update >= u->last_loss + EXCESS_LOSS_FREE))
-      excess = MIN (excess, EXCESS_MAX_DELTAS * in->sig_min);
-    /* eq. 16 (with DELAY_HEADROOM and EXCESS_MAX_DELTAS) */
-    target = sqrt (rmax16 / rave) * in->sig_min + u->beta * excess;
+      excess = MIN (excess, EXCESS_MAX_DELTAS * sig_min);
+    /* eq. 16 (with DELAY_HEADROOM, SELF_QUEUE_LOAD and EXCESS_MAX_DELTAS) */
+    target = sqrt (rmax16 / rave) * sig_min + u->beta * excess;
     in->k0 = MAX (target, 0) * rave;
     /* eq. 17, with the loop's delay for RTT_min (SOURCE_RESPONSE) */
     if (in->k0 > 0)
@@ -590,6 +666,7 @@ urcp_on_packet_sent (RcController * c, guint64 index, guint size,
   if (!GST_CLOCK_TIME_IS_VALID (u->first_sent))
     u->first_sent = now;
   rc_rate_meter_add (&u->sent_meter, now, size);
+  self_queue_add (u, size, now);
   u->mean_pkt_bytes = u->mean_pkt_bytes > 0 ?
       0.99 * u->mean_pkt_bytes + 0.01 * size : size;
 }
@@ -651,6 +728,9 @@ urcp_get_stats (RcController * c)
       /* delta^MIN, delta^AVE */
       "delay-noise", G_TYPE_UINT64, rc_stats_time (u->delay.sig_min),
       "queueing-delay", G_TYPE_UINT64, rc_stats_time (u->delay.sig_ave),
+      /* eq. 16's least delta^MIN (SELF_QUEUE_LOAD); URCP only */
+      "self-queue", G_TYPE_UINT64,
+      rc_stats_time (u->adapt && !u->vtum ? self_queue_s (u) : 0),
       /* k0 (bits), k2 (1/s^2) */
       "operating-point", G_TYPE_DOUBLE, u->delay.k0,
       "gain", G_TYPE_DOUBLE, u->delay.k2,
@@ -699,6 +779,7 @@ urcp_free (RcController * c)
   instance_clear (&u->loss);
   rc_rate_meter_clear (&u->sent_meter);
   rc_avg_window_clear (&u->loss_short);
+  rc_avg_window_clear (&u->selfq_win);
   rc_urcp_probe_clear (u);
   rc_urcp_overload_clear (u);
   g_array_unref (u->low);
@@ -728,6 +809,9 @@ rc_urcp_engine_new (const RcRateLimits * limits)
   rc_owd_init (&u->owd);
   rc_rate_meter_init (&u->sent_meter, RATE_METER_SPAN);
   rc_avg_window_init (&u->loss_short, LOSS_SHORT_SPAN, 8192);
+  rc_avg_window_init (&u->selfq_win, URCP_WINDOW_SPAN,
+      URCP_WINDOW_MAX_SAMPLES);
+  u->selfq_t = GST_CLOCK_TIME_NONE;
   u->low = g_array_new (FALSE, FALSE, sizeof (UrcpSample));
   u->pkts = g_new (UrcpPkt, URCP_PKT_RING);
   rc_urcp_probe_init (u);

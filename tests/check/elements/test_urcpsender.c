@@ -402,6 +402,7 @@ static const StatsField stats_fields[] = {
   {"average-bitrate", G_TYPE_UINT},
   {"delay-noise", G_TYPE_UINT64},
   {"queueing-delay", G_TYPE_UINT64},
+  {"self-queue", G_TYPE_UINT64},
   {"operating-point", G_TYPE_DOUBLE},
   {"gain", G_TYPE_DOUBLE},
   {"standing-queue", G_TYPE_UINT64},
