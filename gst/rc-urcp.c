@@ -127,9 +127,9 @@ GST_DEBUG_CATEGORY (rc_urcp_debug);
  *
  * Why the load bound: served at R^MAX alone, the queue grows without end
  * whenever we send above R^MAX, and k0 and the rate with it (the first
- * trial in rcsim, kernel-1mbps: p95 31 -> 292 ms). At 0.95, RFC 8867 5.2's p95 went
- * 46 -> 82 ms (rcsim, 8 seeds); at 0.8 the frames' queue at 4 Mbit/s
- * stayed below one packet's service time and nothing changed.
+ * trial in rcsim, kernel-1mbps: p95 31 -> 292 ms). At 0.95, RFC 8867 5.2's
+ * p95 went 46 -> 82 ms (rcsim, 8 seeds); at 0.8 the frames' queue at
+ * 4 Mbit/s stayed below one packet's service time and nothing changed.
  *
  * Why steady state only: a start-up or probe ramp sends far above the
  * R^MAX it started from, and its packets' waits, still in the window after
@@ -647,12 +647,12 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
   if (u->adapt && fb->n_packets)
     rc_urcp_overload_check (u, now);
   GST_LOG ("%s: R %.0f (delay %.0f, loss %.0f) delta %.2f ms k0 %.0f "
-      "k2 %.3f R^MAX %.0f delta^MIN %.2f ms delta^AVE %.2f ms dT %.1f ms "
-      "(arrivals %.1f)",
+      "k2 %.3f R^MAX %.0f delta^MIN %.2f ms (self-queue %.2f ms) "
+      "delta^AVE %.2f ms dT %.1f ms (arrivals %.1f)",
       c->info->name, u->rate, u->delay.rate, u->loss.rate,
       mean_delta * 1000, u->delay.k0, u->delay.k2, u->delay.rmax,
-      u->delay.sig_min * 1000, u->delay.sig_ave * 1000, dt_delay * 1000,
-      dt * 1000);
+      u->delay.sig_min * 1000, self_queue_s (u) * 1000,
+      u->delay.sig_ave * 1000, dt_delay * 1000, dt * 1000);
 }
 
 static void
