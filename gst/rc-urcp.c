@@ -216,12 +216,15 @@ self_queue_s (Urcp * u)
 }
 
 /* A packet of `size` bytes left at `now`: its wait in that queue, then it
- * joins the queue. In steady state only (SELF_QUEUE_LOAD). */
+ * joins the queue. In steady state only (SELF_QUEUE_LOAD), and only for
+ * URCP: UM and vtum do not run eq. 16. */
 static void
 self_queue_add (Urcp * u, guint size, GstClockTime now)
 {
   gdouble rate;
 
+  if (!u->adapt)
+    return;
   if (u->phase != URCP_STEADY) {
     rc_avg_window_reset (&u->selfq_win);
     u->selfq_bits = 0;
@@ -729,8 +732,7 @@ urcp_get_stats (RcController * c)
       "delay-noise", G_TYPE_UINT64, rc_stats_time (u->delay.sig_min),
       "queueing-delay", G_TYPE_UINT64, rc_stats_time (u->delay.sig_ave),
       /* eq. 16's least delta^MIN (SELF_QUEUE_LOAD); URCP only */
-      "self-queue", G_TYPE_UINT64,
-      rc_stats_time (u->adapt && !u->vtum ? self_queue_s (u) : 0),
+      "self-queue", G_TYPE_UINT64, rc_stats_time (self_queue_s (u)),
       /* k0 (bits), k2 (1/s^2) */
       "operating-point", G_TYPE_DOUBLE, u->delay.k0,
       "gain", G_TYPE_DOUBLE, u->delay.k2,
