@@ -172,6 +172,11 @@ typedef struct
                                  * gap per bit (s), raw = send gap per bit,
                                  * ring of URCP_DISP_RING */
   guint64 n_disp;
+  /* pairs of one frame, as the pacer spaced them (sent faster than
+   * SELFQ_PAIR_FACTOR x our send rate), the same layout: their receive
+   * rate serves the self-queue (rc-urcp.c) */
+  UrcpSample *fpairs;
+  guint64 n_fpairs;
 
   /* overload test (rc-urcp-overload.c): reported packets, send order */
   UrcpPkt *ov;
@@ -243,6 +248,8 @@ typedef struct
   gdouble selfq_bits;
   GstClockTime selfq_t;
   RcAvgWindow selfq_win;        /* each packet's wait there, s */
+  gdouble selfq_delivery;       /* the frames' pairs' receive rate, bit/s;
+                                 * 0: not read */
 } Urcp;
 
 /* rc-urcp.c */
@@ -289,8 +296,11 @@ gboolean rc_urcp_env_full_size (guint size, guint largest);
 void rc_urcp_env_floor_add (Urcp * u, gdouble env);
 /* With every delay sample once the R^AVE window is old enough. */
 void rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent);
+/* The rate our frames' packets left the bottleneck at over the R^AVE
+ * window, bit/s; 0 without enough pairs. */
+gdouble rc_urcp_frame_delivery_bps (Urcp * u, GstClockTime now);
 void rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p,
-    GstClockTime now);
+    gdouble sent_bps, GstClockTime now);
 gdouble rc_urcp_ramp_ceiling (Urcp * u, GstClockTime since);
 gdouble rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now);
 /* Queue above the envelope's floor, s (for stats). */

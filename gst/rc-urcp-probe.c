@@ -91,6 +91,14 @@
  *    19 ms for a sender held at 0.90). */
 #define DISP_SEND_FACTOR 1.2
 #define DISP_MIN_PAIRS 20
+/* The self-queue's pairs (rc-urcp.c, SELF_QUEUE_LOAD): two packets of one
+ * frame, which the pacer sends at 1.5x the target (rc-sender.c), are sent
+ * faster than 1.2x our mean send rate; the gap between two frames is
+ * longer. Selected by our own rate, not by R^MAX: a probe may hold R^MAX
+ * above the capacity (rcsim's noisy-ethernet, 15 Mbit/s on 9.1), where
+ * no frame is sent faster than 1.2x R^MAX and the bottleneck's pairs read
+ * nothing. */
+#define SELFQ_PAIR_FACTOR 1.2
 /*  - Kept early, from one second on, when the pairs since the probe began
  *    say the bottleneck is faster than the probed R^MAX by the factor that
  *    starts a probe ramp (DISP_SEND_FACTOR), and agree on it: their
@@ -170,6 +178,8 @@ rc_urcp_probe_init (Urcp * u)
   rc_avg_window_init (&u->envs_win, RECENT_SPAN, URCP_WINDOW_MAX_SAMPLES);
   u->disp = g_new (UrcpSample, URCP_DISP_RING);
   u->n_disp = 0;
+  u->fpairs = g_new (UrcpSample, URCP_DISP_RING);
+  u->n_fpairs = 0;
   u->disp_send = u->disp_recv = GST_CLOCK_TIME_NONE;
   u->probe_wait = URCP_WINDOW_SPAN;
   u->next_probe = 0;
@@ -182,6 +192,7 @@ rc_urcp_probe_clear (Urcp * u)
   rc_avg_window_clear (&u->env2_win);
   rc_avg_window_clear (&u->envs_win);
   g_free (u->disp);
+  g_free (u->fpairs);
   g_free (u->ebuf);
   g_free (u->edq);
 }
@@ -192,6 +203,7 @@ rc_urcp_probe_reset (Urcp * u)
   u->have_raw0 = FALSE;
   env_restart (u);
   u->n_disp = 0;
+  u->n_fpairs = 0;
   u->disp_send = u->disp_recv = GST_CLOCK_TIME_NONE;
 }
 
@@ -218,7 +230,8 @@ rc_urcp_probe_reset (Urcp * u)
  * which they stop anyway (rc-urcp-compete.c), stays bounded by it. Loss
  * breaks the chain. */
 void
-rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p, GstClockTime now)
+rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p, gdouble sent_bps,
+    GstClockTime now)
 {
   GstClockTime send = p->send_ts, recv = p->recv_ts;
 
@@ -239,12 +252,14 @@ rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p, GstClockTime now)
      * quarter of the pacing rate on a path that never queued them (rcsim:
      * 0.43 Mbit/s on 1 Mbit/s). The receive gap signed: noise may reorder
      * a pair. */
-    if (gap_s * DISP_SEND_FACTOR * u->delay.rmax < bits) {
-      UrcpSample x = { now, ((gdouble) recv - (gdouble) u->disp_recv) /
-            GST_SECOND / bits, gap_s / bits, 0
-      };
+    UrcpSample x = { now, ((gdouble) recv - (gdouble) u->disp_recv) /
+          GST_SECOND / bits, gap_s / bits, 0
+    };
+
+    if (gap_s * DISP_SEND_FACTOR * u->delay.rmax < bits)
       u->disp[u->n_disp++ % URCP_DISP_RING] = x;
-    }
+    if (gap_s * SELFQ_PAIR_FACTOR * sent_bps < bits)
+      u->fpairs[u->n_fpairs++ % URCP_DISP_RING] = x;
   }
   u->disp_send = send;
   u->disp_recv = recv;
@@ -277,16 +292,16 @@ iq_mean (const gdouble * v, guint n)
  * is between the steps where the gaps are, and still leaves out a token
  * bucket's back-to-back burst and noise. */
 static gdouble
-pairs_since (Urcp * u, GstClockTime since, gdouble * spread, gdouble * sent)
+ring_since (const UrcpSample * ring, guint64 count, GstClockTime since,
+    gdouble * spread, gdouble * sent)
 {
   gdouble recv_gap[URCP_DISP_RING], send_gap[URCP_DISP_RING];
-  guint64 i, first = u->n_disp > URCP_DISP_RING ?
-      u->n_disp - URCP_DISP_RING : 0;
+  guint64 i, first = count > URCP_DISP_RING ? count - URCP_DISP_RING : 0;
   guint n = 0;
   gdouble mean;
 
-  for (i = first; i < u->n_disp; i++) {
-    const UrcpSample *x = &u->disp[i % URCP_DISP_RING];
+  for (i = first; i < count; i++) {
+    const UrcpSample *x = &ring[i % URCP_DISP_RING];
     if (x->ts >= since) {
       send_gap[n] = x->raw;
       recv_gap[n++] = x->delta;
@@ -305,6 +320,12 @@ pairs_since (Urcp * u, GstClockTime since, gdouble * spread, gdouble * sent)
   }
   mean = iq_mean (recv_gap, n);
   return mean > 0 ? 1.0 / mean : 0;
+}
+
+static gdouble
+pairs_since (Urcp * u, GstClockTime since, gdouble * spread, gdouble * sent)
+{
+  return ring_since (u->disp, u->n_disp, since, spread, sent);
 }
 
 static gdouble
@@ -336,6 +357,13 @@ gdouble
 rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now)
 {
   return bottleneck_since (u, span_start (now, URCP_WINDOW_SPAN), NULL);
+}
+
+gdouble
+rc_urcp_frame_delivery_bps (Urcp * u, GstClockTime now)
+{
+  return ring_since (u->fpairs, u->n_fpairs, span_start (now,
+          URCP_WINDOW_SPAN), NULL, NULL);
 }
 
 /* Add one raw OWD sample (s) to the standing-queue detector and finish
