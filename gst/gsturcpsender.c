@@ -1807,7 +1807,8 @@ gst_urcp_sender_class_init (GstUrcpSenderClass * klass)
   g_object_class_install_property (gobject_class, PROP_PACING_FACTOR,
       g_param_spec_double ("pacing-factor", "Pacing factor",
           "Pacing rate as a multiple of the target bitrate (plus FEC), when "
-          "the controller does not set one", 1.0, 10.0,
+          "the controller does not set one; urcp may cap it nearer the rate "
+          "the bottleneck delivers its frames at", 1.0, 10.0,
           def.pacing_factor, rw));
   g_object_class_install_property (gobject_class, PROP_MAX_QUEUE_TIME,
       g_param_spec_uint64 ("max-queue-time", "Maximum pacing queue time",

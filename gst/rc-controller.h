@@ -48,6 +48,9 @@ typedef struct
   guint64 pacing_bps;           /* what the pacer should drain at; 0: the
                                  * sender's default (pacing-factor x the
                                  * media plus FEC rate) */
+  guint64 pacing_cap_bps;       /* the pacer drains no faster than this
+                                 * (it lowers pacing_bps or the default,
+                                 * never raises them); 0: no cap */
   guint64 send_cap_bps;         /* selective transmission (rc-select.h):
                                  * media sent above this rate loses its
                                  * non-reference frames; 0: no cap */

@@ -378,6 +378,7 @@ rc_sender_get_decision (RcSender * s)
     d.media_bps = MIN (d.media_bps, s->cfg.limits.min_bps);
     d.fec_bps = 0;
     d.pacing_bps = 0;
+    d.pacing_cap_bps = 0;
     d.send_cap_bps = 0;
     d.phase = "circuit-breaker";
     d.reason = s->trip_reason;
@@ -388,9 +389,12 @@ rc_sender_get_decision (RcSender * s)
 static guint64
 pacing_rate (RcSender * s, const RcDecision * d)
 {
-  if (d->pacing_bps > 0)
-    return d->pacing_bps;
-  return (guint64) ((d->media_bps + d->fec_bps) * s->cfg.pacing_factor);
+  guint64 r = d->pacing_bps > 0 ? d->pacing_bps :
+      (guint64) ((d->media_bps + d->fec_bps) * s->cfg.pacing_factor);
+
+  if (d->pacing_cap_bps > 0)
+    r = MIN (r, d->pacing_cap_bps);
+  return r;
 }
 
 guint64

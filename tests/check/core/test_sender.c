@@ -18,6 +18,7 @@ typedef struct
   RcController parent;
   gdouble rate;
   guint64 fec_bps;
+  guint64 pacing_cap;
   guint sent, sent_fec, feedback, packets, reports, ticks;
   guint64 last_index;
   gboolean climb;               /* on_tick raises the rate by 10 % */
@@ -79,6 +80,7 @@ trivial_get_decision (RcController * c)
 
   d.media_bps = (guint64) t->rate;
   d.fec_bps = t->fec_bps;
+  d.pacing_cap_bps = t->pacing_cap;
   d.phase = "fixed";
   d.reason = "a fixed rate";
   return d;
@@ -860,6 +862,26 @@ GST_START_TEST (test_pacing_queue)
 
 GST_END_TEST;
 
+/* A controller's pacing cap lowers the pacing rate (pacing-factor x the
+ * rate) and never raises it. */
+GST_START_TEST (test_pacing_cap)
+{
+  RcSender *s;
+  Trivial *c;
+
+  register_trivial ();
+  s = new_sender ("trivial", TRUE);
+  c = trivial_of (s);
+  fail_unless_equals_uint64 (rc_sender_get_pacing_rate (s), 750000);
+  c->pacing_cap = 600000;
+  fail_unless_equals_uint64 (rc_sender_get_pacing_rate (s), 600000);
+  c->pacing_cap = 1000000;
+  fail_unless_equals_uint64 (rc_sender_get_pacing_rate (s), 750000);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
 /* The controller ticks once per RC_CONTROLLER_TICK of polls at most, and
  * poll says when the next tick is due. */
 GST_START_TEST (test_tick_cadence)
@@ -1182,6 +1204,7 @@ sender_suite (void)
   tcase_add_test (tc, test_recovery_yields_to_congestion);
   tcase_add_test (tc, test_encoder_update_policy);
   tcase_add_test (tc, test_pacing_queue);
+  tcase_add_test (tc, test_pacing_cap);
   tcase_add_test (tc, test_tick_cadence);
   tcase_add_test (tc, test_report_arbitration);
   tcase_add_test (tc, test_feedback_gather);
