@@ -756,7 +756,13 @@ urcp_set_capped (RcController * c, gboolean capped, GstClockTime now)
  * (real vp8enc, tbf, 3 interleaved runs) 84.3 -> 87.8 %, higher in every
  * pair. RFC 8867 5.1 on the kernel bench (4 interleaved runs), where it
  * acts for a few seconds after each capacity rise: 87.3 -> 88.6 %, higher
- * in every pair. Not in the paper. */
+ * in every pair. With other flows at the bottleneck the frames' pairs read
+ * our share during a frame, and the cap may apply there too: RFC 8867 5.2
+ * and 5.4 moved within their runs' spread on the kernel bench. Where the
+ * cap is at its PACE_OVER_RATE floor (we send at the delivery rate), a
+ * frame's pairs are no longer sent faster than SELFQ_PAIR_FACTOR x our rate,
+ * the reading ages out after a window, and the cap with it. Not in the
+ * paper. */
 #define PACE_OVER_DELIVERY 1.2
 #define PACE_RMAX_ABOVE 1.2
 #define PACE_OVER_RATE 1.1
