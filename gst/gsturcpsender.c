@@ -107,10 +107,11 @@
  * average), `self-queue` (the queueing delay our own packets, as sent,
  * make at a bottleneck of the learned capacity, or of the rate our frames
  * arrive at where lower: the least delay-noise the rate equation uses
- * while nothing was lost for 30 s; URCP only), `operating-point` (bits) and `gain`
- * (1/s^2) of the rate equation, `standing-queue`, `bottleneck-rate` (from the receive spacing
- * of packets sent faster than the path carries; 0 when none were; URCP
- * only), `probes`, `probes-failed`, `probe-ramps`,
+ * while nothing was lost for 30 s; URCP only), `operating-point` (bits)
+ * and `gain` (1/s^2) of the rate equation, `standing-queue`,
+ * `bottleneck-rate` (from the receive spacing of packets sent faster than
+ * the path carries; 0 when none were; URCP only), `probes`,
+ * `probes-failed`, `probe-ramps`,
  * `overload-cuts` (R^MAX lowered after a capacity fall), `competing`
  * (TRUE while a flow that fills the bottleneck's buffer, such as TCP,
  * shares the path and URCP follows loss, AIMD, instead of the delay),

@@ -372,11 +372,12 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
         u->last_update >= u->last_loss + EXCESS_LOSS_FREE;
     gdouble sig_min = in->sig_min, excess, target;
 
-    if (in == &u->delay && loss_free)
+    if (in == &u->delay && loss_free) {
       sig_min = MAX (sig_min, self_queue_s (u));
-    excess = in->sig_ave - sig_min;
-    if (in == &u->delay && loss_free)
-      excess = MIN (excess, EXCESS_MAX_DELTAS * sig_min);
+      excess = MIN (in->sig_ave - sig_min, EXCESS_MAX_DELTAS * sig_min);
+    } else {
+      excess = in->sig_ave - sig_min;
+    }
     /* eq. 16 (with DELAY_HEADROOM, SELF_QUEUE_LOAD and EXCESS_MAX_DELTAS) */
     target = sqrt (rmax16 / rave) * sig_min + u->beta * excess;
     in->k0 = MAX (target, 0) * rave;
