@@ -114,7 +114,8 @@
  * `probes-failed`, `probe-ramps`,
  * `overload-cuts` (R^MAX lowered after a capacity fall), `competing`
  * (TRUE while a flow that fills the bottleneck's buffer, such as TCP,
- * shares the path and URCP follows loss, AIMD, instead of the delay),
+ * shares the path and URCP follows loss, as TCP's CUBIC does, instead of
+ * the delay),
  * `competitor-episodes` (times it began to), `loss-noise`,
  * `loss-average`, `loss-operating-point`, `loss-rate` (recent, 0..1),
  * `rtt`, `rtt-min`, `skew-ppm` (estimated receiver clock drift),

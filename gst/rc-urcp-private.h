@@ -13,8 +13,8 @@
  *                      loss instead of eq. 15
  *   rc-urcp-overload.c our extension: R^MAX lowered after a capacity fall,
  *                      from what the path delivers under overload
- *   rc-urcp-compete.c  our extension: AIMD on loss while a flow that fills
- *                      the buffer (TCP) shares the path
+ *   rc-urcp-compete.c  our extension: following loss as TCP's CUBIC does
+ *                      while a flow that fills the buffer shares the path
  *   rc-um.c            the fixed-parameter UM baseline (eq. 6): this engine
  *                      with fixed k0 and k2 and no adaptation
  *   rc-vtum.c          seed 001's variable-threshold UM: this engine's
@@ -201,6 +201,10 @@ typedef struct
   guint64 cq_n_lows;
   guint cq_n_events;
   GstClockTime cq_last_event, cq_last_cut, cq_drained_since;
+  /* CUBIC's growth while competing: its epoch (the last cut, or the
+   * entry), W_max and the window at the last cut (packets), K (s) */
+  GstClockTime cq_epoch;
+  gdouble cq_wmax, cq_wlast, cq_k;
 
   RcRateMeter sent_meter;       /* everything we sent */
   RcAvgWindow loss_short;       /* 0/1 per reported packet */

@@ -635,12 +635,13 @@ urcp_on_feedback (RcController * c, const RcFeedback * fb, GstClockTime now)
     return;
   }
 
-  /* A flow that fills the buffer shares the path: AIMD instead of eqs.
-   * 16-18 while it does (rc-urcp-compete.c). */
+  /* A flow that fills the buffer shares the path: CUBIC-like loss-based
+   * control instead of eqs. 16-18 while it does (rc-urcp-compete.c). */
   if (u->adapt && fb->n_packets)
     rc_urcp_compete_step (u, raw_lo, raw_hi, n_recv, n_lost, dt, now);
   if (u->competing) {
-    /* AIMD owns the rate now: no restart at a drain's old rate later */
+    /* the loss-based control owns the rate now: no restart at a drain's
+     * old rate later */
     u->draining = FALSE;
     GST_LOG ("%s: R %.0f (competing) R^MAX %.0f", c->info->name, u->rate,
         u->delay.rmax);
