@@ -77,7 +77,8 @@
  *    more: the instances restart from the current rate. A buffer-filling
  *    flow never lets it drain; our own control, alone, does after a cut of
  *    15 %, and the cubic waits while it reads drained (rcsim,
- *    tcp-joins-leaves: the queue empty 0.4-1.2 s after TCP left, 6 seeds). The floor may include a queue that was there when we
+ *    tcp-joins-leaves: the queue empty 0.4-1.2 s after TCP left, 6
+ *    seeds). The floor may include a queue that was there when we
  *    started (RFC 8867 5.6: the media flow starts 5 s after TCP and never
  *    sees the empty queue): the competitor's trough then is the floor. A
  *    depth of 2 delta^MIN alone (62 ms in rcsim's 5.6, delta^MIN learned
