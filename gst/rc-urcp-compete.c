@@ -180,8 +180,8 @@ enter (Urcp * u, GstClockTime now)
   u->cq_last_cut = u->cq_last_event;
   u->probe_pending = FALSE;
   /* the cubic starts at the current rate (K = 0), as CUBIC's does on
-   * entering congestion avoidance with no earlier maximum */
-  u->cq_epoch = now;
+   * entering congestion avoidance with no earlier maximum; its epoch is
+   * cq_last_cut, this event's time */
   u->cq_wmax = -1;
   u->cq_wlast = 0;
   u->cq_k = 0;
@@ -208,7 +208,7 @@ void
 rc_urcp_compete_step (Urcp * u, gdouble raw_lo, gdouble raw_hi,
     guint n_recv, guint n_lost, gdouble dt, GstClockTime now)
 {
-  gdouble q_hi, q_lo, stood, peak, loss = 0, rtt, pkt_bits;
+  gdouble q_hi, q_lo, stood, peak, loss = 0, rtt, pkt_bits, w;
   GstClockTime rtt_t, gap;
 
   if (n_recv == 0)
@@ -277,14 +277,12 @@ rc_urcp_compete_step (Urcp * u, gdouble raw_lo, gdouble raw_hi,
    * no TCP flow's round trip has. */
   rtt = rc_urcp_rtt_min_s (u) + MAX (u->delay.sig_ave, 0);
   pkt_bits = 8 * MAX (u->mean_pkt_bytes, 1.0);
+  w = u->rate * rtt / pkt_bits;
   if (u->cq_wmax < 0)
-    u->cq_wmax = u->rate * rtt / pkt_bits;
+    u->cq_wmax = w;
   if (n_lost > 0 && (!GST_CLOCK_TIME_IS_VALID (u->cq_last_cut) ||
           now >= u->cq_last_cut + gap)) {
-    gdouble w = u->rate * rtt / pkt_bits;
-
     u->cq_last_cut = now;
-    u->cq_epoch = now;
     if (w < u->cq_wlast)
       u->cq_wmax = w * (2 - COMPETE_B) / 2;
     else
@@ -298,7 +296,7 @@ rc_urcp_compete_step (Urcp * u, gdouble raw_lo, gdouble raw_hi,
         "rate cut";
   } else {
     /* t - K of RFC 8312 eq. 1 */
-    gdouble t = (gdouble) (now - u->cq_epoch) / GST_SECOND - u->cq_k;
+    gdouble t = (gdouble) (now - u->cq_last_cut) / GST_SECOND - u->cq_k;
 
     u->rate += COMPETE_A * pkt_bits * dt / (rtt * rtt);
     /* Not while the queue reads drained: that is the sign that the

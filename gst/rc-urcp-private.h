@@ -201,9 +201,8 @@ typedef struct
   guint64 cq_n_lows;
   guint cq_n_events;
   GstClockTime cq_last_event, cq_last_cut, cq_drained_since;
-  /* CUBIC's growth while competing: its epoch (the last cut, or the
-   * entry), W_max and the window at the last cut (packets), K (s) */
-  GstClockTime cq_epoch;
+  /* CUBIC's growth while competing, from cq_last_cut: W_max and the
+   * window at the last cut (packets), K (s) */
   gdouble cq_wmax, cq_wlast, cq_k;
 
   RcRateMeter sent_meter;       /* everything we sent */
