@@ -227,6 +227,7 @@ typedef struct
   gdouble ramp_pend_pkts, ramp_pend_lost;       /* the same and that batch */
   /* the delivery test (rc-urcp-startup.c): reported start-up packets */
   UrcpPkt *pkts;                /* ring of URCP_PKT_RING */
+  gdouble *rmax_deltas;         /* URCP_PKT_RING, ramp_rmax's scratch */
   guint64 n_pkts;
   guint64 ramp_first_pkt;       /* n_pkts when the probe ramp began */
   gdouble ramp_rmax_floor;      /* the least R^MAX it ends with, bit/s */

@@ -862,6 +862,7 @@ urcp_free (RcController * c)
   rc_urcp_overload_clear (u);
   g_array_unref (u->low);
   g_free (u->pkts);
+  g_free (u->rmax_deltas);
   g_free (u->vtum);
   g_free (u);
 }
@@ -892,6 +893,7 @@ rc_urcp_engine_new (const RcRateLimits * limits)
   u->selfq_t = GST_CLOCK_TIME_NONE;
   u->low = g_array_new (FALSE, FALSE, sizeof (UrcpSample));
   u->pkts = g_new (UrcpPkt, URCP_PKT_RING);
+  u->rmax_deltas = g_new (gdouble, URCP_PKT_RING);
   rc_urcp_probe_init (u);
   rc_urcp_overload_init (u);
   rc_urcp_compete_reset (u);

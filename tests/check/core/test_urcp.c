@@ -422,10 +422,13 @@ GST_END_TEST;
  * the capacity, where a queue served at R^MAX reads nothing. Over 60-90 s
  * the goodput is at least 0.90 of the link's RTP rate (0.944-0.955; served
  * at R^MAX and paced at 1.5x the rate, as before 2026-11-29, 0.836-0.840,
- * and the test fails), the self-queue is read, and
- * at most 0.1 % of the packets are lost (12-26 of about 26000: the frames'
- * peaks overflow the buffer now and then; after each, eq. 16 goes without
- * the self-queue for 30 s). */
+ * and the test fails), the self-queue is read, and at most 0.15 % of the
+ * packets are lost: the frames' peaks overflow the buffer now and then, and
+ * after each eq. 16 goes without the self-queue for 30 s (12-26 of about
+ * 26000; 24-32 at 0.953-0.963 of the RTP rate since ramp_rmax's span starts
+ * at a packet that was not held, which moved the probes' readings). The
+ * fault this guards against lost 1.34 % (rc-urcp.c, SELF_QUEUE_LOAD's "Why
+ * not after a loss"). */
 GST_START_TEST (test_urcp_self_queue_above_capacity)
 {
   guint seed;
@@ -449,7 +452,7 @@ GST_START_TEST (test_urcp_self_queue_above_capacity)
     fail_unless (w.goodput_bps >= 0.90 * rtp, "seed %u: goodput %.3f of the "
         "RTP rate", seed, w.goodput_bps / rtp);
     fail_unless (selfq > 0, "seed %u: no self-queue", seed);
-    fail_unless (w.lost_pkts * 1000 <= w.sent_pkts, "seed %u: %"
+    fail_unless (w.lost_pkts * 10000 <= 15 * w.sent_pkts, "seed %u: %"
         G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " lost", seed, w.lost_pkts,
         w.sent_pkts);
     sim_done (sim, scen);
@@ -631,15 +634,16 @@ GST_END_TEST;
  * holding those behind): a spike releases its packets at once, and R^MAX
  * read over a window of the receiver's clock could start far above the
  * link (5 Mbit/s on 2 Mbit/s on one seed, with 40 % loss for the rest of
- * the run). R^MAX is now bounded by the rate the same packets were sent
- * at. That bound holds only while the ramp has not overshot: on seed 3 the
- * ramp reached 4.5 Mbit/s, two spikes in the last 250 ms released 40
- * packets, and R^MAX read 2.77 Mbit/s (1.39x) once the frames of a feedback
- * packet reached URCP as one message; the other 19 seeds stay within 1.25x
- * (with per-frame messages, all 20 did, but 10 of them started below
- * 0.35 Mbit/s). A 400 ms window held every seed within 1.07x but cost 3-5
- * points on noisy-hspa, cellular-trace and 5.1 (rcsim, 6 seeds), so the
- * bound here is the 1.5x that issue 10 allows a start-up overshoot. */
+ * the run). R^MAX is bounded by the rate the same packets were sent at,
+ * which holds only while the ramp has not overshot: on seed 3 the ramp
+ * reached 4.5 Mbit/s, a hold released 40 packets at once, and the newest
+ * 250 ms of the receiver's clock, which began at one of the held packets,
+ * read 2.77 Mbit/s (1.39x; seed 19 2.49). A 400 ms window held every seed
+ * within 1.07x but cost 3-5 points on noisy-hspa, cellular-trace and 5.1
+ * (rcsim, 6 seeds). The window now starts at a packet that was not held
+ * (no more delayed than the median of those after it; ramp_rmax in
+ * rc-urcp-startup.c): seeds 3 and 19 read 1.96 and 1.99 Mbit/s, and no
+ * seed reads above the link. */
 GST_START_TEST (test_urcp_rmax_heavy_tail)
 {
   guint seed;
@@ -653,7 +657,7 @@ GST_START_TEST (test_urcp_rmax_heavy_tail)
     run_until_steady (sim, 15 * S);
     rmax = stat_uint (sim, 0, "capacity");
     GST_INFO ("seed %u: R^MAX %.0f", seed, rmax);
-    fail_unless (!is_steady (sim, 0) || rmax <= 1.5 * 2e6,
+    fail_unless (!is_steady (sim, 0) || rmax <= 1.05 * 2e6,
         "seed %u: R^MAX %.0f on a 2 Mbit/s link", seed, rmax);
     sim_done (sim, scen);
   }
