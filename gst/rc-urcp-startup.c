@@ -297,7 +297,7 @@ rc_urcp_probe_ramp (Urcp * u, GstClockTime now, gdouble rmax_floor)
  * run (3 % loss). Three packets further back, where the hold began, they
  * read 1.91. A queue that grows delays the newer packets more, so a
  * ramp's span without noise starts where it did. When no such packet is
- * found the first span's reading stands.
+ * found within as many packets again, the first span's reading stands.
  *
  * A probe ramp reads only packets reported since it began: the ring still
  * holds the first start-up's, and a short probe ramp once reached back 50 s
@@ -343,6 +343,13 @@ ramp_rmax (Urcp * u)
       if (k->delta <= median_in_place (later, n_later))
         break;
       got = 0;
+      /* A hold is part of a span, so the packet is near: no further back
+       * than the first span again (3 and 6 packets past 84 and 122 on the
+       * heavy-tail seeds that needed it). Without a bound, where each
+       * packet waited longer than those after it (a queue that drains),
+       * the search would walk the whole ring, sorting at every packet. */
+      if (n >= 2 * n_first)
+        break;
     }
     bytes += k->size;
     later[n_later++] = k->delta;
