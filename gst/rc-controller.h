@@ -51,6 +51,9 @@ typedef struct
   guint64 pacing_cap_bps;       /* the pacer drains no faster than this
                                  * (it lowers pacing_bps or the default,
                                  * never raises them); 0: no cap */
+  gboolean pacing_cap_keeps_pair;       /* the cap spaces a frame's packets
+                                         * from its second on: its first two
+                                         * keep the uncapped spacing */
   guint64 send_cap_bps;         /* selective transmission (rc-select.h):
                                  * media sent above this rate loses its
                                  * non-reference frames; 0: no cap */

@@ -14,6 +14,10 @@ GST_DEBUG_CATEGORY_STATIC (rc_sender_debug);
 #define DEFAULT_PACING_FACTOR 1.5
 /* A key frame of ~10 average frames at 30 fps leaves within this bound. */
 #define DEFAULT_MAX_QUEUE_TIME (250 * GST_MSECOND)
+/* A packet queued more than this after the one before starts a frame
+ * (RcDecision.pacing_cap_keeps_pair): a payloader pushes a frame's packets
+ * within microseconds, and frames come 16-40 ms apart. */
+#define FRAME_GAP GST_MSECOND
 
 /* Encoder updates: on a change of 2 % or more, else at most once a second,
  * so an encoder is not reconfigured for every feedback message. */
@@ -122,6 +126,7 @@ struct _RcSender
   guint queued_packets;
   guint64 next_index;
   guint64 fec_sent;
+  GstClockTime last_arrival;    /* the last packet sent: when it was queued */
   RcRateMeter send_meter;       /* every packet that left, at its send time */
   RcRateMeter acked_meter;      /* packets feedback says arrived, at their
                                  * arrival on the receiver's clock */
@@ -251,6 +256,7 @@ rc_sender_new (const RcSenderConfig * cfg, GError ** error)
   s->last_recv_ts = GST_CLOCK_TIME_NONE;
   s->last_twcc = GST_CLOCK_TIME_NONE;
   s->first_sent = s->last_feedback = s->unacked_since = GST_CLOCK_TIME_NONE;
+  s->last_arrival = GST_CLOCK_TIME_NONE;
   s->last_report = s->last_rr = s->undelivered_since = GST_CLOCK_TIME_NONE;
   s->admit_last = GST_CLOCK_TIME_NONE;
   s->reports_only = TRUE;
@@ -278,6 +284,7 @@ rc_sender_flush (RcSender * s, GDestroyNotify free_data)
     item_free (l->data, free_data);
   s->queued_bytes = 0;
   s->queued_packets = 0;
+  s->last_arrival = GST_CLOCK_TIME_NONE;
   rc_pacer_reset (&s->pacer);
 }
 
@@ -520,8 +527,17 @@ sent (RcSender * s, guint size, RcSenderItemKind kind, GstClockTime arrival,
   if (s->cfg.pacing && GST_CLOCK_TIME_IS_VALID (now) &&
       GST_CLOCK_TIME_IS_VALID (arrival)) {
     RcDecision d = rc_sender_get_decision (s);
+    /* A frame's packets are queued together (the payloader pushes them
+     * back to back) and frames a frame interval apart. */
+    gboolean frame_start = !GST_CLOCK_TIME_IS_VALID (s->last_arrival) ||
+        arrival > s->last_arrival + FRAME_GAP;
+
+    /* The spacing after a frame's first packet is its second's. */
+    if (d.pacing_cap_keeps_pair && frame_start)
+      d.pacing_cap_bps = 0;
     rc_pacer_sent (&s->pacer, now, size, pacing_rate (s, &d),
         s->queued_bytes, arrival);
+    s->last_arrival = arrival;
   }
   /* Without a time (not playing) there is nothing to tell the controller:
    * it measures rates and delays. */

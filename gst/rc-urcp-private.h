@@ -254,6 +254,7 @@ typedef struct
   RcAvgWindow selfq_win;        /* each packet's wait there, s */
   gdouble selfq_delivery;       /* the frames' pairs' receive rate, bit/s;
                                  * 0: not read */
+  gboolean selfq_delivery_agreed;       /* and the pairs agree on it */
 } Urcp;
 
 /* rc-urcp.c */
@@ -301,8 +302,12 @@ void rc_urcp_env_floor_add (Urcp * u, gdouble env);
 /* With every delay sample once the R^AVE window is old enough. */
 void rc_urcp_rmax_probe (Urcp * u, GstClockTime now, gdouble sent);
 /* The rate our frames' packets left the bottleneck at over the R^AVE
- * window, bit/s; 0 without enough pairs. */
-gdouble rc_urcp_frame_delivery_bps (Urcp * u, GstClockTime now);
+ * window, bit/s; 0 without enough pairs. `agreed`, if not NULL: whether
+ * the bottleneck squeezed the pairs (PAIRS_SQUEEZED) and their receive
+ * gaps agree (PAIRS_SPREAD_MAX), as where a clean bottleneck slower than
+ * our pacer serves them one after the other. */
+gdouble rc_urcp_frame_delivery_bps (Urcp * u, GstClockTime now,
+    gboolean * agreed);
 void rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p,
     gdouble sent_bps, GstClockTime now);
 gdouble rc_urcp_ramp_ceiling (Urcp * u, GstClockTime since);

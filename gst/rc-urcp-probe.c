@@ -360,10 +360,16 @@ rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now)
 }
 
 gdouble
-rc_urcp_frame_delivery_bps (Urcp * u, GstClockTime now)
+rc_urcp_frame_delivery_bps (Urcp * u, GstClockTime now, gboolean * agreed)
 {
-  return ring_since (u->fpairs, u->n_fpairs, span_start (now,
-          URCP_WINDOW_SPAN), NULL, NULL);
+  gdouble spread = G_MAXDOUBLE, sent = 0;
+  gdouble got = ring_since (u->fpairs, u->n_fpairs, span_start (now,
+          URCP_WINDOW_SPAN), &spread, &sent);
+
+  if (agreed)
+    *agreed = got > 0 && spread <= PAIRS_SPREAD_MAX &&
+        sent >= PAIRS_SQUEEZED * got;
+  return got;
 }
 
 /* Add one raw OWD sample (s) to the standing-queue detector and finish

@@ -19,6 +19,7 @@ typedef struct
   gdouble rate;
   guint64 fec_bps;
   guint64 pacing_cap;
+  gboolean keeps_pair;
   guint sent, sent_fec, feedback, packets, reports, ticks;
   guint64 last_index;
   gboolean climb;               /* on_tick raises the rate by 10 % */
@@ -81,6 +82,7 @@ trivial_get_decision (RcController * c)
   d.media_bps = (guint64) t->rate;
   d.fec_bps = t->fec_bps;
   d.pacing_cap_bps = t->pacing_cap;
+  d.pacing_cap_keeps_pair = t->keeps_pair;
   d.phase = "fixed";
   d.reason = "a fixed rate";
   return d;
@@ -882,6 +884,59 @@ GST_START_TEST (test_pacing_cap)
 
 GST_END_TEST;
 
+/* A cap that keeps the pair spaces a frame's first two packets at the
+ * uncapped rate and the rest at the cap; a packet queued more than 1 ms
+ * after the one before starts the next frame. */
+GST_START_TEST (test_pacing_cap_keeps_pair)
+{
+  RcSender *s;
+  Trivial *c;
+  GstClockTime at, frame2 = 100 * MS;
+  guint i;
+
+  register_trivial ();
+  s = new_sender ("trivial", TRUE);
+  c = trivial_of (s);
+  /* 500 kbit/s x 1.5: a 1000-byte packet every 10.67 ms; capped at
+   * 400 kbit/s, every 20 ms. */
+  c->pacing_cap = 400000;
+  c->keeps_pair = TRUE;
+  for (i = 0; i < 3; i++)
+    rc_sender_push (s, GUINT_TO_POINTER (i + 1), 1000, RC_SENDER_ITEM_MEDIA,
+        i * 10 * GST_USECOND);
+  fail_unless_equals_pointer (rc_sender_pop (s, 0, NULL, NULL),
+      GUINT_TO_POINTER (1));
+  at = rc_sender_next_send (s);
+  fail_unless (at > 10 * MS && at < 11 * MS, "second at %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (at));
+  fail_unless (rc_sender_pop (s, at, NULL, NULL) != NULL);
+  fail_unless_equals_uint64 (rc_sender_next_send (s), at + 20 * MS);
+  fail_unless (rc_sender_pop (s, at + 20 * MS, NULL, NULL) != NULL);
+
+  /* The next frame: its pair at the uncapped spacing again. */
+  for (i = 0; i < 2; i++)
+    rc_sender_push (s, GUINT_TO_POINTER (i + 4), 1000, RC_SENDER_ITEM_MEDIA,
+        frame2);
+  fail_unless_equals_uint64 (rc_sender_next_send (s), frame2);
+  fail_unless (rc_sender_pop (s, frame2, NULL, NULL) != NULL);
+  at = rc_sender_next_send (s);
+  fail_unless (at > frame2 + 10 * MS && at < frame2 + 11 * MS, "second of "
+      "the next frame at %" GST_TIME_FORMAT, GST_TIME_ARGS (at));
+  fail_unless (rc_sender_pop (s, at, NULL, NULL) != NULL);
+
+  /* Without keeps_pair the cap spaces the first packet too. */
+  c->keeps_pair = FALSE;
+  for (i = 0; i < 2; i++)
+    rc_sender_push (s, GUINT_TO_POINTER (i + 6), 1000, RC_SENDER_ITEM_MEDIA,
+        2 * frame2);
+  fail_unless (rc_sender_pop (s, 2 * frame2, NULL, NULL) != NULL);
+  fail_unless_equals_uint64 (rc_sender_next_send (s), 2 * frame2 + 20 * MS);
+  rc_sender_flush (s, NULL);
+  rc_sender_free (s);
+}
+
+GST_END_TEST;
+
 /* The controller ticks once per RC_CONTROLLER_TICK of polls at most, and
  * poll says when the next tick is due. */
 GST_START_TEST (test_tick_cadence)
@@ -1205,6 +1260,7 @@ sender_suite (void)
   tcase_add_test (tc, test_encoder_update_policy);
   tcase_add_test (tc, test_pacing_queue);
   tcase_add_test (tc, test_pacing_cap);
+  tcase_add_test (tc, test_pacing_cap_keeps_pair);
   tcase_add_test (tc, test_tick_cadence);
   tcase_add_test (tc, test_report_arbitration);
   tcase_add_test (tc, test_feedback_gather);
