@@ -817,18 +817,19 @@ urcp_set_capped (RcController * c, gboolean capped, GstClockTime now)
 static guint64
 pacing_cap (Urcp * u, guint64 media_bps, gboolean * keeps_pair)
 {
+  gdouble over = PACE_OVER_DELIVERY;
+
   *keeps_pair = FALSE;
   if (!u->adapt || u->vtum || u->phase != URCP_STEADY || u->probe_pending ||
       u->selfq_delivery <= 0)
     return 0;
-  if (u->delay.rmax > PACE_RMAX_ABOVE * u->selfq_delivery)
-    return (guint64) MAX (PACE_OVER_DELIVERY * u->selfq_delivery,
-        PACE_OVER_RATE * media_bps);
-  if (!u->selfq_delivery_agreed || u->competing)
-    return 0;
-  *keeps_pair = TRUE;
-  return (guint64) MAX (PACE_NEAR_DELIVERY * u->selfq_delivery,
-      PACE_OVER_RATE * media_bps);
+  if (u->delay.rmax <= PACE_RMAX_ABOVE * u->selfq_delivery) {
+    if (!u->selfq_delivery_agreed || u->competing)
+      return 0;
+    over = PACE_NEAR_DELIVERY;
+    *keeps_pair = TRUE;
+  }
+  return (guint64) MAX (over * u->selfq_delivery, PACE_OVER_RATE * media_bps);
 }
 
 static RcDecision

@@ -464,6 +464,27 @@ GST_START_TEST (test_urcp_self_queue_above_capacity)
 
 GST_END_TEST;
 
+/* The pacer sampled each second from `from` to `to` s (exclusive): never
+ * below 1.1x the target (PACE_OVER_RATE, rc-urcp.c); returns the number of
+ * samples with the pacer at or below `limit` bit/s. */
+static guint
+pacer_samples (Sim * sim, guint seed, guint from, guint to, gdouble limit)
+{
+  guint t, capped = 0;
+
+  for (t = from; t < to; t++) {
+    gdouble pace, target;
+
+    sim_run_until (sim, t * S);
+    pace = stat_uint (sim, 0, "pacing-bitrate");
+    target = stat_uint (sim, 0, "target-bitrate");
+    fail_unless (pace >= 1.1 * target - 1, "seed %u, %u s: pacer %.0f, "
+        "target %.0f", seed, t, pace, target);
+    capped += pace <= limit;
+  }
+  return capped;
+}
+
 /* Where a probe holds R^MAX above the bottleneck, the pacer sends a frame no
  * faster than 1.2x the rate our frames' packets leave it at (PACE_OVER_-
  * DELIVERY, rc-urcp.c), not at 1.5x the rate: noisy-ethernet's link, seeds
@@ -480,19 +501,11 @@ GST_START_TEST (test_urcp_pacer_capped_above_capacity)
     SimScenario *scen;
     Sim *sim = noisy_ethernet (90, seed, &scen);
     gdouble rtp = 9.1e6 * 1200 / 1228;
-    guint t, capped = 0, n = 0;
+    guint capped, n;
     SimWindow w;
 
-    for (t = 60; t < 90; t++, n++) {
-      gdouble pace, target;
-
-      sim_run_until (sim, t * S);
-      pace = stat_uint (sim, 0, "pacing-bitrate");
-      target = stat_uint (sim, 0, "target-bitrate");
-      fail_unless (pace >= 1.1 * target - 1, "seed %u, %u s: pacer %.0f, "
-          "target %.0f", seed, t, pace, target);
-      capped += pace <= 1.25 * rtp;
-    }
+    n = 90 - 60;
+    capped = pacer_samples (sim, seed, 60, 90, 1.25 * rtp);
     sim_run_until (sim, 90 * S);
     w = window (sim, 0, 60 * S, 90 * S);
     GST_INFO ("seed %u, 9.1 Mbit/s: pacer within 1.25x the RTP rate in %u "
@@ -529,19 +542,11 @@ GST_START_TEST (test_urcp_pacer_near_delivery)
     Sim *sim = path_50ms (60, g_strdup ("capacity=1000000"), "", seed,
         &scen);
     gdouble rtp = 1e6 * 1200 / 1228;
-    guint t, capped = 0, n = 0;
+    guint capped, n;
     SimWindow w;
 
-    for (t = 30; t < 60; t++, n++) {
-      gdouble pace, target;
-
-      sim_run_until (sim, t * S);
-      pace = stat_uint (sim, 0, "pacing-bitrate");
-      target = stat_uint (sim, 0, "target-bitrate");
-      fail_unless (pace >= 1.1 * target - 1, "seed %u, %u s: pacer %.0f, "
-          "target %.0f", seed, t, pace, target);
-      capped += pace <= 1.1 * rtp;
-    }
+    n = 60 - 30;
+    capped = pacer_samples (sim, seed, 30, 60, 1.1 * rtp);
     sim_run_until (sim, 60 * S);
     w = window (sim, 0, 30 * S, 60 * S);
     GST_INFO ("seed %u, 1 Mbit/s: pacer within 1.1x the RTP rate in %u of "
