@@ -218,6 +218,7 @@ typedef struct
   GArray *low;                  /* UrcpSample, in feedback order */
   gdouble ramp_ref;             /* delay level when the ramp began, s */
   GstClockTime ramp_limited_since;
+  GstClockTime ramp_max_since;  /* the ramp reached max-bitrate */
   GstClockTime last_ramp_step;
   gdouble ramp_delays[URCP_RAMP_DELAY_PKTS];    /* newest delta, ring */
   guint ramp_n_delays;
@@ -311,6 +312,7 @@ gdouble rc_urcp_frame_delivery_bps (Urcp * u, GstClockTime now,
 void rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p,
     gdouble sent_bps, GstClockTime now);
 gdouble rc_urcp_ramp_ceiling (Urcp * u, GstClockTime since);
+gdouble rc_urcp_startup_pairs_bps (Urcp * u, GstClockTime since);
 gdouble rc_urcp_bottleneck_bps (Urcp * u, GstClockTime now);
 /* Queue above the envelope's floor, s (for stats). */
 gdouble rc_urcp_standing_queue (Urcp * u);

@@ -97,7 +97,8 @@
  * longer. Selected by our own rate, not by R^MAX: a probe may hold R^MAX
  * above the capacity (rcsim's noisy-ethernet, 15 Mbit/s on 9.1), where
  * no frame is sent faster than 1.2x R^MAX and the bottleneck's pairs read
- * nothing. */
+ * nothing. Kept from the start, before there is an R^MAX, for the start-up
+ * ramp's reading (rc_urcp_startup_pairs_bps). */
 #define SELFQ_PAIR_FACTOR 1.2
 /*  - Kept early, from one second on, when the pairs since the probe began
  *    say the bottleneck is faster than the probed R^MAX by the factor that
@@ -241,7 +242,7 @@ rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p, gdouble sent_bps,
     return;
   }
   if (GST_CLOCK_TIME_IS_VALID (u->disp_send) && send >= u->disp_send &&
-      u->delay.rmax > 0 && p->size > 0 && 10 * p->size >= 9 * u->disp_size &&
+      p->size > 0 && 10 * p->size >= 9 * u->disp_size &&
       10 * u->disp_size >= 9 * p->size) {
     gdouble bits = p->size * 8.0;
     gdouble gap_s = (gdouble) (send - u->disp_send) / GST_SECOND;
@@ -256,7 +257,7 @@ rc_urcp_disp_sample (Urcp * u, const RcPacketResult * p, gdouble sent_bps,
           GST_SECOND / bits, gap_s / bits, 0
     };
 
-    if (gap_s * DISP_SEND_FACTOR * u->delay.rmax < bits)
+    if (u->delay.rmax > 0 && gap_s * DISP_SEND_FACTOR * u->delay.rmax < bits)
       u->disp[u->n_disp++ % URCP_DISP_RING] = x;
     if (gap_s * SELFQ_PAIR_FACTOR * sent_bps < bits)
       u->fpairs[u->n_fpairs++ % URCP_DISP_RING] = x;
@@ -276,6 +277,22 @@ iq_mean (const gdouble * v, guint n)
   for (i = n / 4; i < n - n / 4; i++)
     sum += v[i];
   return sum / (n - 2 * (n / 4));
+}
+
+/* The rate that n receive gaps (s/bit) read, 1 / their interquartile
+ * mean; sorts them. `spread`, if not NULL: their interquartile range over
+ * the median. */
+static gdouble
+gaps_rate (gdouble * recv_gap, guint n, gdouble * spread)
+{
+  gdouble mean;
+
+  qsort (recv_gap, n, sizeof (gdouble), rc_double_cmp);
+  if (spread)
+    *spread = recv_gap[n / 2] > 0 ? (recv_gap[n - 1 - n / 4] -
+        recv_gap[n / 4]) / recv_gap[n / 2] : G_MAXDOUBLE;
+  mean = iq_mean (recv_gap, n);
+  return mean > 0 ? 1.0 / mean : 0;
 }
 
 /* The bottleneck's rate (bit/s of our packets' sizes, the unit of R) from
@@ -309,17 +326,12 @@ ring_since (const UrcpSample * ring, guint64 count, GstClockTime since,
   }
   if (n < DISP_MIN_PAIRS)
     return 0;
-  qsort (recv_gap, n, sizeof (gdouble), rc_double_cmp);
-  if (spread)
-    *spread = recv_gap[n / 2] > 0 ? (recv_gap[n - 1 - n / 4] -
-        recv_gap[n / 4]) / recv_gap[n / 2] : G_MAXDOUBLE;
   if (sent) {
     qsort (send_gap, n, sizeof (gdouble), rc_double_cmp);
     mean = iq_mean (send_gap, n);
     *sent = mean > 0 ? 1.0 / mean : 0;
   }
-  mean = iq_mean (recv_gap, n);
-  return mean > 0 ? 1.0 / mean : 0;
+  return gaps_rate (recv_gap, n, spread);
 }
 
 static gdouble
@@ -370,6 +382,38 @@ rc_urcp_frame_delivery_bps (Urcp * u, GstClockTime now, gboolean * agreed)
     *agreed = got > 0 && spread <= PAIRS_SPREAD_MAX &&
         sent >= PAIRS_SQUEEZED * got;
   return got;
+}
+
+/* The bottleneck's rate from the start-up ramp's frame pairs reported at or
+ * after `since`, or 0. There is no R^MAX yet to select them by (the
+ * bottleneck's pairs above), so each pair is judged on its own: squeezed,
+ * its receive gap at least PAIRS_SQUEEZED times its send gap. Those must
+ * be DISP_MIN_PAIRS at least, half of the pairs at least (delay noise
+ * squeezes a few pairs at random; a full bottleneck squeezes every pair
+ * sent faster than it serves), and agree within PAIRS_SPREAD_MAX. */
+gdouble
+rc_urcp_startup_pairs_bps (Urcp * u, GstClockTime since)
+{
+  gdouble recv_gap[URCP_DISP_RING];
+  guint64 i, first = u->n_fpairs > URCP_DISP_RING ?
+      u->n_fpairs - URCP_DISP_RING : 0;
+  guint n = 0, all = 0;
+  gdouble spread = G_MAXDOUBLE, got;
+
+  for (i = first; i < u->n_fpairs; i++) {
+    const UrcpSample *x = &u->fpairs[i % URCP_DISP_RING];
+    if (x->ts < since)
+      continue;
+    all++;
+    if (x->delta >= PAIRS_SQUEEZED * x->raw)
+      recv_gap[n++] = x->delta;
+  }
+  if (n < DISP_MIN_PAIRS || 2 * n < all)
+    return 0;
+  got = gaps_rate (recv_gap, n, &spread);
+  GST_DEBUG ("%s: start-up pairs: %u of %u squeezed, %.0f bit/s, spread "
+      "%.2f", u->parent.info->name, n, all, got, spread);
+  return spread <= PAIRS_SPREAD_MAX ? got : 0;
 }
 
 /* Add one raw OWD sample (s) to the standing-queue detector and finish

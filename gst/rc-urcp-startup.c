@@ -222,6 +222,20 @@ low_phase_noise (Urcp * u, gdouble * mean, gdouble * env_mean)
   return n ? sum / n : 0;
 }
 
+static GstClockTime ramp_doubling (Urcp * u);
+
+/* The bottleneck's rate that the start-up ramp's squeezed frame pairs
+ * reported over its last two doubling periods read, or 0
+ * (rc_urcp_startup_pairs_bps). */
+static gdouble
+ramp_pairs_bps (Urcp * u, GstClockTime now)
+{
+  GstClockTime span = 2 * ramp_doubling (u);
+
+  return rc_urcp_startup_pairs_bps (u, MAX (u->phase_start,
+          now > span ? now - span : 0));
+}
+
 /* The end of start-up: R^MAX and delta^MIN are known; eq. 13 sets k0. */
 static void
 enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
@@ -229,6 +243,33 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
 {
   gdouble r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
 
+  if (u->phase == URCP_STARTUP_RAMP && u->adapt && !u->vtum) {
+    /* A ramp that reached max-bitrate: what its newest packets delivered
+     * is no reading of the capacity. A frame leaves the pacer at 1.5x the
+     * target and the link is idle between frames, so a delay test that
+     * ends the ramp on one frame's queue (a key frame's) reads the mean
+     * rate sent: 2.17-2.29 Mbit/s of the 2.44 of RTP that 2.5 Mbit/s
+     * carries (rcsim, max-bitrate 3 Mbit/s, 25-150 ms one way), and eq. 18
+     * then climbs the rest at its slow pace. The frames' packet pairs, squeezed
+     * by the bottleneck, read it (rc_urcp_startup_pairs_bps). Only after
+     * max-bitrate: elsewhere R^MAX read 2-4 % low stays as it was, since
+     * with it at the link's rate eq. 19's balance moved with the delay
+     * base (clean-1mbps 94.2 -> 91.6 %, rcsim, 8 seeds; docs/results.md,
+     * fifteenth session). */
+    if (GST_CLOCK_TIME_IS_VALID (u->ramp_max_since)) {
+      gdouble pairs = ramp_pairs_bps (u, now);
+      GST_DEBUG ("%s: the ramp reached max-bitrate: R^MAX %.0f bit/s from "
+          "what arrived, %.0f from the squeezed packet pairs (0: none)",
+          u->parent.info->name, rmax, pairs);
+      rmax = MAX (rmax, MIN (pairs, u->rate));
+      r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
+    }
+    /* The steady state's frame pairs, and the delivery rate read from
+     * them, start empty, as before start-up kept any. */
+    u->n_fpairs = 0;
+    u->selfq_delivery = 0;
+    u->selfq_delivery_agreed = FALSE;
+  }
   if (u->phase == URCP_PROBE_RAMP) {
     /* What was delivered before the probe ramp, with no standing queue,
      * the path still carries: a noise spike that ends the ramp at once
@@ -268,6 +309,7 @@ rc_urcp_probe_ramp (Urcp * u, GstClockTime now, gdouble rmax_floor)
   u->ramp_ref = u->delay.sig_ave;
   u->ramp_n_delays = 0;
   u->ramp_loss_since = u->ramp_limited_since = GST_CLOCK_TIME_NONE;
+  u->ramp_max_since = GST_CLOCK_TIME_NONE;
   u->phase_start = u->last_ramp_step = now;
   u->probe_pending = FALSE;
   u->probe_ramps++;
@@ -531,6 +573,7 @@ low_phase_step (Urcp * u, gdouble mean_delta, guint n_recv, gdouble pkts,
   }
   u->delay.sig_min = MAX (u->delay.sig_min, u->delay.floor);
   u->phase_start = u->last_ramp_step = now;
+  u->ramp_max_since = GST_CLOCK_TIME_NONE;
   rc_urcp_set_phase (u, URCP_STARTUP_RAMP,
       "start-up: doubling the rate to find the capacity");
   GST_DEBUG ("%s: initial delta^MIN %.2f ms (mean delta %.2f ms) from "
@@ -646,9 +689,42 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
         RAMP_REASON (u, " ended: the encoder could not fill the rate"));
     return;
   }
+  /* At max-bitrate the ramp holds until what it sent there is reported.
+   * If the delay or loss test ends it meanwhile, R^MAX is what the
+   * receiver got, as at any other end of the ramp (and enter_steady
+   * reads the pairs); if not, the path carried max-bitrate. Ending at once with
+   * R^MAX at max-bitrate took a rate the path had not yet been seen to
+   * carry: the delay test hears of a queue an RTT late, and the ramp,
+   * doubling every 2 RTT, reached a max-bitrate 20 % above the capacity
+   * first on 25, 50 and 150 ms paths (rcsim: R^MAX 3 Mbit/s on 2.5,
+   * max-bitrate-above-capacity.ini; 30 Mbit/s on 20,
+   * high-rate-long-path.ini; the default 20 Mbit/s on a 15 Mbit/s,
+   * 150 ms path). Eq. 14 never lowers R^MAX: eq. 19 then held the
+   * rate with a standing queue (p95 18 ms against 6), and on the 20 Mbit/s
+   * path the restart at 0.85 of it filled the queue, lost 60 packets, and
+   * eq. 18 cut to 0.75 of the link. The hold: a doubling period (at least 2
+   * RTT_min) and the span ramp_rmax reads. URCP only: UM and vtum end at
+   * once with R^MAX at max-bitrate, as they did. */
   if (u->rate >= u->parent.limits.max_bps) {
-    enter_steady (u, u->rate, u->delay.sig_min, now,
-        RAMP_REASON (u, " ended: max-bitrate reached"));
+    gboolean hold = u->adapt && !u->vtum;
+
+    if (!GST_CLOCK_TIME_IS_VALID (u->ramp_max_since))
+      u->ramp_max_since = now;
+    if (!hold || now >= u->ramp_max_since + dbl + RECENT_SPAN) {
+      /* Held without a sign of congestion: the path carries max-bitrate,
+       * unless the pairs read a slower bottleneck (one less than 1.25x
+       * below it: the ramp's delay test would need longer to see it). */
+      gdouble pairs = hold ? ramp_pairs_bps (u, now) : 0;
+
+      u->ramp_max_since = GST_CLOCK_TIME_NONE;
+      enter_steady (u, pairs > 0 ? MIN (pairs, u->rate) : u->rate,
+          u->delay.sig_min, now,
+          RAMP_REASON (u, " ended: max-bitrate reached"));
+    } else {
+      u->last_ramp_step = now;
+      u->reason = RAMP_REASON (u, ": at max-bitrate, waiting for what the "
+          "receiver gets there");
+    }
     return;
   }
   /* A probe ramp goes no higher than the bottleneck's rate that its

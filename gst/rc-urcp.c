@@ -957,6 +957,7 @@ rc_urcp_engine_new (const RcRateLimits * limits)
   u->last_update = u->last_feedback = GST_CLOCK_TIME_NONE;
   u->fb_newest_send = u->last_loss = GST_CLOCK_TIME_NONE;
   u->last_ramp_step = u->ramp_limited_since = GST_CLOCK_TIME_NONE;
+  u->ramp_max_since = GST_CLOCK_TIME_NONE;
   u->ramp_loss_since = u->noise_decayed = GST_CLOCK_TIME_NONE;
   u->low_ignore_before = u->low_since = GST_CLOCK_TIME_NONE;
   u->low_min_time = URCP_LOW_MIN_TIME;

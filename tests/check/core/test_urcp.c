@@ -640,6 +640,58 @@ GST_START_TEST (test_urcp_start_above_capacity)
 
 GST_END_TEST;
 
+/* A max-bitrate above the capacity (3 Mbit/s on 2.5, 50 ms one way): the
+ * start-up ramp reaches it before its delay test hears of the queue. It
+ * must hold there until what it sent is reported, and R^MAX must be what
+ * the path carries. Before, the ramp ended at once with R^MAX at
+ * max-bitrate, 1.23x the link's RTP rate, which eq. 14 never lowers. And a
+ * link faster than max-bitrate (4 Mbit/s, max-bitrate 2): the ramp holds
+ * there without a sign of congestion and ends with R^MAX at max-bitrate, as
+ * before. */
+static gdouble
+rmax_after_startup (const gchar * capacity, const gchar * max_bps,
+    guint seed, gchar ** reason)
+{
+  SimScenario *scen;
+  Sim *sim = path_50ms (20, g_strdup_printf ("capacity=%s", capacity),
+      max_bps, seed, &scen);
+  gdouble rmax;
+
+  run_until_steady (sim, 15 * S);
+  fail_unless (is_steady (sim, 0), "start-up did not finish in 15 s");
+  rmax = stat_uint (sim, 0, "capacity");
+  *reason = g_strdup (rc_sender_get_decision (sim_flow_sender (sim,
+              0)).reason);
+  GST_INFO ("%s bit/s, %s, seed %u: R^MAX %.0f at %.1f s (%s)", capacity,
+      max_bps, seed, rmax, (gdouble) sim_get_time (sim) / S, *reason);
+  sim_done (sim, scen);
+  return rmax;
+}
+
+GST_START_TEST (test_urcp_ramp_at_max_bitrate)
+{
+  const gdouble rtp = 2.5e6 * 1200 / 1228;
+  guint seed;
+
+  for (seed = 1; seed <= 4; seed++) {
+    gchar *reason;
+    gdouble rmax = rmax_after_startup ("2500000", "max-bitrate=3000000",
+        seed, &reason);
+
+    fail_unless (rmax >= 0.97 * rtp && rmax <= 1.02 * rtp,
+        "seed %u: R^MAX %.0f with the link's RTP rate at %.0f", seed, rmax,
+        rtp);
+    g_free (reason);
+    rmax = rmax_after_startup ("4000000", "max-bitrate=2000000", seed,
+        &reason);
+    fail_unless_equals_int ((gint) rmax, 2000000);
+    fail_unless (strstr (reason, "max-bitrate") != NULL, "%s", reason);
+    g_free (reason);
+  }
+}
+
+GST_END_TEST;
+
 /* The low phase's delivery test must not read a delay-noise spike for a
  * queue (rc-urcp-startup.c, LOW_RISE_MID). Driven directly: 300 kbit/s in
  * 1200-byte packets on a path far faster, 50 ms one way, and one spike of
@@ -1768,6 +1820,7 @@ urcp_suite (void)
   tcase_add_test (tc, test_urcp_no_probe_ramp_at_the_bottleneck);
   tcase_add_test (tc, test_urcp_startup_estimates);
   tcase_add_test (tc, test_urcp_start_above_capacity);
+  tcase_add_test (tc, test_urcp_ramp_at_max_bitrate);
   tcase_add_test (tc, test_urcp_low_phase_noise_spike);
   tcase_add_test (tc, test_urcp_rmax_heavy_tail);
   tcase_add_test (tc, test_urcp_probe_ramp);
