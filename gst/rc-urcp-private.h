@@ -47,11 +47,6 @@ GST_DEBUG_CATEGORY_EXTERN (rc_urcp_debug);
  * climbing without bound while the encoder is idle. */
 #define URCP_APP_LIMIT_FACTOR 1.5
 
-/* A probe raises R^MAX by this share (rc-urcp-probe.c); the start-up
- * ramp's end takes the pairs' reading where it is more than one such step
- * above what arrived (rc-urcp-startup.c). */
-#define URCP_RMAX_PROBE_GAIN 0.1
-
 /* The low-rate phase lasts at least this long (vtum sets its own). */
 #define URCP_LOW_MIN_TIME (1 * GST_SECOND)
 

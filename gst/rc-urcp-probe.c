@@ -67,7 +67,7 @@
  *    at the capacity pays at most one window of a 10 % R^MAX excess (0.24
  *    delta^MIN of queue) every 40 s.
  *  - It succeeds after one window (the R^AVE span) without that rise. */
-#define RMAX_PROBE_GAIN URCP_RMAX_PROBE_GAIN
+#define RMAX_PROBE_GAIN 0.1
 #define RMAX_PROBE_WAIT_MAX (8 * URCP_WINDOW_SPAN)
 #define PROBE_SE 2.0
 /*  - Only when the encoder delivers at least 90 % of the target (frame sizes

@@ -244,34 +244,24 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
   gdouble r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
 
   if (u->phase == URCP_STARTUP_RAMP && u->adapt && !u->vtum) {
-    /* The bottleneck's rate that the ramp's own frame pairs read, where it
-     * squeezed them (rc_urcp_startup_pairs_bps), raises R^MAX from what
-     * the newest packets delivered:
-     *  - After the ramp reached max-bitrate. What arrived is no reading of
-     *    the capacity there: a frame leaves the pacer at 1.5x the target
-     *    and the link idles between frames, so a delay test that ends the
-     *    ramp on one frame's queue (a key frame's) reads the mean rate
-     *    sent: 2.17-2.29 Mbit/s of the 2.44 of RTP that 2.5 Mbit/s
-     *    carries (rcsim, max-bitrate 3 Mbit/s, 25-150 ms one way).
-     *  - Elsewhere, where the pairs read more than one probe step above
-     *    it: the probes, bounded by the same reading, close a smaller gap
-     *    within a window or two, a larger one at 10 % a window. rcsim,
-     *    8 seeds: noisy-ethernet's ramp ended on its 10 ms buffer with
-     *    R^MAX 13 % low (84.8 -> 87.3 %), and startup-heavy-tail's seed 8
-     *    on a noise spike at 1.32 Mbit/s of 2, where the pairs behind the
-     *    holds read the link's 1.955 with a spread of 0.00 (68.8 ->
-     *    93.4 %); nothing else changed. Taken at every end, R^MAX read
-     *    2-5 % low on clean links went to the link's rate, and clean-1mbps
-     *    lost 2.6 points: eq. 19's balance moved with where the delay base
-     *    came from (docs/results.md, fifteenth session). */
-    gdouble pairs = ramp_pairs_bps (u, now);
-
-    if (pairs > 0 && (GST_CLOCK_TIME_IS_VALID (u->ramp_max_since) ||
-            pairs > (1 + URCP_RMAX_PROBE_GAIN) * rmax)) {
-      GST_DEBUG ("%s: start-up's end: R^MAX %.0f bit/s from what arrived, "
-          "%.0f from the squeezed packet pairs", u->parent.info->name, rmax,
-          pairs);
-      rmax = MAX (rmax, MIN (pairs, (gdouble) u->parent.limits.max_bps));
+    /* A ramp that reached max-bitrate: what its newest packets delivered
+     * is no reading of the capacity. A frame leaves the pacer at 1.5x the
+     * target and the link is idle between frames, so a delay test that
+     * ends the ramp on one frame's queue (a key frame's) reads the mean
+     * rate sent: 2.17-2.29 Mbit/s of the 2.44 of RTP that 2.5 Mbit/s
+     * carries (rcsim, max-bitrate 3 Mbit/s, 25-150 ms one way), and eq. 18
+     * then climbs the rest at its slow pace. The frames' packet pairs, squeezed
+     * by the bottleneck, read it (rc_urcp_startup_pairs_bps). Only after
+     * max-bitrate: elsewhere R^MAX read 2-4 % low stays as it was, since
+     * with it at the link's rate eq. 19's balance moved with the delay
+     * base (clean-1mbps 94.2 -> 91.6 %, rcsim, 8 seeds; docs/results.md,
+     * fifteenth session). */
+    if (GST_CLOCK_TIME_IS_VALID (u->ramp_max_since)) {
+      gdouble pairs = ramp_pairs_bps (u, now);
+      GST_DEBUG ("%s: the ramp reached max-bitrate: R^MAX %.0f bit/s from "
+          "what arrived, %.0f from the squeezed packet pairs (0: none)",
+          u->parent.info->name, rmax, pairs);
+      rmax = MAX (rmax, MIN (pairs, u->rate));
       r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
     }
     /* The steady state's frame pairs, and the delivery rate read from
