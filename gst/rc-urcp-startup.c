@@ -249,12 +249,14 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
      * target and the link is idle between frames, so a delay test that
      * ends the ramp on one frame's queue (a key frame's) reads the mean
      * rate sent: 2.17-2.29 Mbit/s of the 2.44 of RTP that 2.5 Mbit/s
-     * carries (rcsim, max-bitrate 3 Mbit/s, 25-150 ms one way), and eq. 18
-     * then climbs the rest at its slow pace. The frames' packet pairs, squeezed
-     * by the bottleneck, read it (rc_urcp_startup_pairs_bps). Only after
-     * max-bitrate: elsewhere R^MAX read 2-4 % low stays as it was, since
-     * with it at the link's rate eq. 19's balance moved with the delay
-     * base (clean-1mbps 94.2 -> 91.6 %, rcsim, 8 seeds; docs/results.md,
+     * carries (rcsim, max-bitrate 3 Mbit/s, 25-150 ms one way), and
+     * eq. 18 then climbs the rest at its slow pace. The frames' packet
+     * pairs, squeezed by the bottleneck, read it
+     * (rc_urcp_startup_pairs_bps). Only after max-bitrate: elsewhere an
+     * R^MAX read 2-5 % low stays as it was, since with it at the link's
+     * rate eq. 19's balance moved with the delay base (clean-1mbps 94.2
+     * -> 91.6 %, rcsim, 8 seeds), and one read more than a probe step low
+     * cost TCP its share in test_urcp_tcp_competitor (docs/results.md,
      * fifteenth session). */
     if (GST_CLOCK_TIME_IS_VALID (u->ramp_max_since)) {
       gdouble pairs = ramp_pairs_bps (u, now);
@@ -691,20 +693,21 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
   }
   /* At max-bitrate the ramp holds until what it sent there is reported.
    * If the delay or loss test ends it meanwhile, R^MAX is what the
-   * receiver got, as at any other end of the ramp (and enter_steady
-   * reads the pairs); if not, the path carried max-bitrate. Ending at once with
-   * R^MAX at max-bitrate took a rate the path had not yet been seen to
-   * carry: the delay test hears of a queue an RTT late, and the ramp,
-   * doubling every 2 RTT, reached a max-bitrate 20 % above the capacity
-   * first on 25, 50 and 150 ms paths (rcsim: R^MAX 3 Mbit/s on 2.5,
-   * max-bitrate-above-capacity.ini; 30 Mbit/s on 20,
-   * high-rate-long-path.ini; the default 20 Mbit/s on a 15 Mbit/s,
-   * 150 ms path). Eq. 14 never lowers R^MAX: eq. 19 then held the
-   * rate with a standing queue (p95 18 ms against 6), and on the 20 Mbit/s
-   * path the restart at 0.85 of it filled the queue, lost 60 packets, and
-   * eq. 18 cut to 0.75 of the link. The hold: a doubling period (at least 2
-   * RTT_min) and the span ramp_rmax reads. URCP only: UM and vtum end at
-   * once with R^MAX at max-bitrate, as they did. */
+   * receiver got, as at any other end of the ramp (and enter_steady reads
+   * the pairs); if not, the path carried max-bitrate.
+   * Ending at once with R^MAX at max-bitrate took a rate the path had not
+   * been seen to carry: the delay test hears of a queue an RTT late, and
+   * the ramp, doubling every 2 RTT, reached a max-bitrate 20 % above the
+   * capacity first on 25, 50 and 150 ms paths (rcsim: R^MAX 3 Mbit/s on
+   * 2.5, max-bitrate-above-capacity.ini; 30 Mbit/s on 20,
+   * high-rate-long-path.ini; the default 20 Mbit/s on a 15 Mbit/s, 150 ms
+   * path). Eq. 14 never lowers R^MAX: eq. 19 then held the rate with a
+   * standing queue (p95 18 ms against 6), and on the 20 Mbit/s path the
+   * restart at 0.85 of it filled the queue, lost 60 packets, and eq. 18
+   * cut to 0.75 of the link.
+   * The hold: a doubling period (at least 2 RTT_min) and the span
+   * ramp_rmax reads. URCP only: UM and vtum end at once with R^MAX at
+   * max-bitrate, as they did. */
   if (u->rate >= u->parent.limits.max_bps) {
     gboolean hold = u->adapt && !u->vtum;
 
@@ -712,8 +715,9 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
       u->ramp_max_since = now;
     if (!hold || now >= u->ramp_max_since + dbl + RECENT_SPAN) {
       /* Held without a sign of congestion: the path carries max-bitrate,
-       * unless the pairs read a slower bottleneck (one less than 1.25x
-       * below it: the ramp's delay test would need longer to see it). */
+       * unless the pairs read a bottleneck slower than it. One within
+       * 1.25x of it fills a queue too slowly for the delay test to see
+       * within the hold; the pacer's pairs, at 1.5x, are squeezed by it. */
       gdouble pairs = hold ? ramp_pairs_bps (u, now) : 0;
 
       u->ramp_max_since = GST_CLOCK_TIME_NONE;
