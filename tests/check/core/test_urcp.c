@@ -466,9 +466,11 @@ GST_END_TEST;
 
 /* The pacer sampled each second from `from` to `to` s (exclusive): never
  * below 1.1x the target (PACE_OVER_RATE, rc-urcp.c); returns the number of
- * samples with the pacer at or below `limit` bit/s. */
+ * samples with the pacer at or below `limit` bit/s. Runs on to `to` and
+ * fills *w with flow 0's window over [from, to). */
 static guint
-pacer_samples (Sim * sim, guint seed, guint from, guint to, gdouble limit)
+pacer_samples (Sim * sim, guint seed, guint from, guint to, gdouble limit,
+    SimWindow * w)
 {
   guint t, capped = 0;
 
@@ -482,6 +484,8 @@ pacer_samples (Sim * sim, guint seed, guint from, guint to, gdouble limit)
         "target %.0f", seed, t, pace, target);
     capped += pace <= limit;
   }
+  sim_run_until (sim, to * S);
+  *w = window (sim, 0, from * S, to * S);
   return capped;
 }
 
@@ -501,13 +505,10 @@ GST_START_TEST (test_urcp_pacer_capped_above_capacity)
     SimScenario *scen;
     Sim *sim = noisy_ethernet (90, seed, &scen);
     gdouble rtp = 9.1e6 * 1200 / 1228;
-    guint capped, n;
+    guint n = 90 - 60;
     SimWindow w;
+    guint capped = pacer_samples (sim, seed, 60, 90, 1.25 * rtp, &w);
 
-    n = 90 - 60;
-    capped = pacer_samples (sim, seed, 60, 90, 1.25 * rtp);
-    sim_run_until (sim, 90 * S);
-    w = window (sim, 0, 60 * S, 90 * S);
     GST_INFO ("seed %u, 9.1 Mbit/s: pacer within 1.25x the RTP rate in %u "
         "of %u samples, mean qdelay %.1f ms, goodput %.3f of the RTP rate",
         seed, capped, n, w.qdelay_mean_ms, w.goodput_bps / rtp);
@@ -542,13 +543,10 @@ GST_START_TEST (test_urcp_pacer_near_delivery)
     Sim *sim = path_50ms (60, g_strdup ("capacity=1000000"), "", seed,
         &scen);
     gdouble rtp = 1e6 * 1200 / 1228;
-    guint capped, n;
+    guint n = 60 - 30;
     SimWindow w;
+    guint capped = pacer_samples (sim, seed, 30, 60, 1.1 * rtp, &w);
 
-    n = 60 - 30;
-    capped = pacer_samples (sim, seed, 30, 60, 1.1 * rtp);
-    sim_run_until (sim, 60 * S);
-    w = window (sim, 0, 30 * S, 60 * S);
     GST_INFO ("seed %u, 1 Mbit/s: pacer within 1.1x the RTP rate in %u of "
         "%u samples, goodput %.3f of the RTP rate, mean qdelay %.1f ms", seed,
         capped, n, w.goodput_bps / rtp, w.qdelay_mean_ms);
