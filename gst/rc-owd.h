@@ -13,7 +13,9 @@ typedef struct
 {
   GstClockTime t;               /* send time of the bucket's start */
   gint64 min;                   /* lowest raw OWD in it, ns */
+  guint min_size;               /* that packet's size, bytes */
   gint64 min_full;              /* lowest raw OWD of a full-size packet */
+  guint min_full_size;          /* that packet's size, bytes */
   guint full_size;              /* the largest size seen when min_full was
                                  * taken; 0: no full-size packet yet */
 } RcOwdBucket;
@@ -26,6 +28,7 @@ typedef struct
   gdouble skew;                 /* receiver minus sender clock rate, ns/ns */
   guint resets;
   guint max_size;               /* largest packet seen, bytes */
+  gboolean size_base;           /* a base for each packet size (rc-owd.c) */
 } RcOwd;
 
 typedef enum

@@ -46,10 +46,15 @@ GST_DEBUG_CATEGORY (rc_urcp_debug);
 
 /* Floors. TWCC remote times come in 250 us steps
  * (draft-holmer-rmcat-transport-wide-cc-extensions-01 sec. 3.1.5), and a
- * bottleneck serving our packets one at a time cannot show less delay than
- * one packet's service time at its capacity, so delta^MIN never goes below
- * max(1 ms, one mean packet at R^MAX). Without it k0 -> 0 and eq. 18 would
- * never raise the rate on a noiseless link. */
+ * bottleneck serving our packets one at a time queues the packets of a
+ * frame behind one another whenever the rate is near its capacity, so
+ * delta^MIN never goes below max(1 ms, one mean packet at R^MAX): eq. 19
+ * then lets about one packet's service time of queue stand. Without it
+ * k0 -> 0 and eq. 18 would never raise the rate on a noiseless link.
+ * (delta is the wait alone, whatever the packet's size and however the
+ * link delivers: rc-owd.c's size_base. Before it, on a serializing link,
+ * delta carried a full packet's own service time too, and this floor sat
+ * at the delta of a packet that did not wait.) */
 #define DELTA_MIN_FLOOR_S 0.001
 /* RTT_min floor: k2 (eq. 17) is inversely proportional to RTT_min; on
  * loopback the RTT is ~0 and k2 would explode. */
@@ -995,6 +1000,7 @@ urcp_create (const RcRateLimits * limits, const GstStructure * params)
   Urcp *u = rc_urcp_engine_new (limits);
 
   u->adapt = TRUE;
+  u->owd.size_base = TRUE;    /* a base per packet size: rc-owd.c */
   u->beta = rc_controller_param_double (&rc_urcp_info, params, "beta");
   u->m = rc_controller_param_double (&rc_urcp_info, params,
       "rtts-to-capacity");

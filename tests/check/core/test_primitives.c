@@ -168,6 +168,58 @@ GST_START_TEST (test_owd_offset_and_jump)
 
 GST_END_TEST;
 
+/* With size_base (URCP's), a packet's base is the line through the lowest
+ * OWD of any size and the lowest of a full-size packet, at its size: on a
+ * link that serializes (1 Mbit/s here: 8 us a byte after the first), a
+ * full packet and a short one that waited equally read the same delta, the
+ * wait. Without it the base is the short packet's, and the full packet
+ * reads its 8.8 ms of extra service time as delay. Where the size does not
+ * show in the OWD (a shaper that hands packets on at the start of their
+ * slot) the two bases are the same. */
+GST_START_TEST (test_owd_size_base)
+{
+  guint mode;
+
+  for (mode = 0; mode < 3; mode++) {
+    gboolean size_base = mode != 0, serializes = mode != 2;
+    RcOwd o;
+    gdouble d_full = -1, d_short = -1, d_mid = -1;
+    GstClockTime t = 0;
+
+#define OWD_AT(size, wait) (40 * MS + (wait) + (serializes ? \
+        (GstClockTime) (size) * 8 * 1000 : 0))
+    rc_owd_init (&o);
+    o.size_base = size_base;
+    /* unqueued: a short and a full packet */
+    rc_owd_sample (&o, t, t + OWD_AT (100, 0), 100, &d_short);
+    t += 20 * MS;
+    rc_owd_sample (&o, t, t + OWD_AT (1200, 0), 1200, &d_full);
+    t += 20 * MS;
+    /* each waits 5 ms; a 650-byte packet does not */
+    rc_owd_sample (&o, t, t + OWD_AT (1200, 5 * MS), 1200, &d_full);
+    t += 20 * MS;
+    rc_owd_sample (&o, t, t + OWD_AT (100, 5 * MS), 100, &d_short);
+    t += 20 * MS;
+    rc_owd_sample (&o, t, t + OWD_AT (650, 0), 650, &d_mid);
+#undef OWD_AT
+    fail_unless (fabs (d_short - 0.005) < 1e-6, "mode %u: short %.3f ms",
+        mode, d_short * 1000);
+    if (size_base || !serializes) {
+      fail_unless (fabs (d_full - 0.005) < 1e-6, "mode %u: full %.3f ms",
+          mode, d_full * 1000);
+      fail_unless (d_mid < 1e-6, "mode %u: mid-size %.3f ms", mode,
+          d_mid * 1000);
+    } else {
+      fail_unless (fabs (d_full - 0.0138) < 1e-6, "mode %u: full %.3f ms",
+          mode, d_full * 1000);
+      fail_unless (fabs (d_mid - 0.0044) < 1e-6, "mode %u: mid-size %.3f ms",
+          mode, d_mid * 1000);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* Times at the ends of what TWCC parsing lets through (below 2^63): the raw
  * delay swings from +2^63 to -2^63, a jump, detected as one. The integer
  * difference used to wrap to 2 ns and pass as no jump at all. */
@@ -512,6 +564,7 @@ primitives_suite (void)
   tcase_add_test (tc, test_pacer_burst_within_bound);
   tcase_add_test (tc, test_seq_unwrap);
   tcase_add_test (tc, test_owd_offset_and_jump);
+  tcase_add_test (tc, test_owd_size_base);
   tcase_add_test (tc, test_owd_extreme_times);
   tcase_add_test (tc, test_owd_drift);
   tcase_add_test (tc, test_owd_steps_are_not_drift);
