@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Two builds of a controller on the kernel bench, interleaved run by run.
+"""Two builds of a controller on the kernel bench (or rtsim), interleaved run by run.
 
 URCP's real loop varies by several points of utilization from one kbench run
 to the next, and by more between sessions than within one (docs/results.md,
@@ -17,6 +17,11 @@ against the runs' spread.
     sudo benchmarks/bench_kbench_ab.py --a /tmp/base/build/gst [--b build/gst]
         [--controller urcp] [--cases kernel-1mbps,rfc8867-5.1-variable-capacity-single]
         [--runs 3] [--gcc] [--duration S]
+
+--runner rtsim runs the same through rtsim instead (real vp8enc and rtpbin,
+the bottleneck in `linksim`): the way to judge a change on a link that
+serializes (each packet reaches the receiver at the end of its time on the
+link, the scenario's default `delivery`), which kbench's tbf cannot show.
 
 Real time: runs x cases x arms x the case's duration, one at a time (2 cores:
 run nothing else meanwhile). Needs root (kbench); exits 77 without it.
@@ -36,7 +41,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_scenarios as bs  # noqa: E402
 from bench_sim_vs_real import SKIP, frame_cell, real_run, row_numbers  # noqa: E402
 
-KBENCH = os.path.join(ROOT, "tools", "kbench", "kbench.py")
+RUNNERS = {"kbench": os.path.join(ROOT, "tools", "kbench", "kbench.py"),
+           "rtsim": os.path.join(ROOT, "tools", "rtsim", "rtsim.py")}
 
 
 def plugin_dir(path):
@@ -88,6 +94,9 @@ def main():
                     help="rtpgccbwe as a third arm (its plugin on GST_PLUGIN_PATH)")
     ap.add_argument("--duration", type=float, default=None,
                     help="seconds per run instead of the scenario's")
+    ap.add_argument("--runner", choices=sorted(RUNNERS), default="kbench",
+                    help="kbench (a kernel tbf queue) or rtsim (linksim; the scenario's "
+                    "delivery)")
     ap.add_argument("--rcsim", default=os.path.join(ROOT, "build", "tools", "rcsim", "rcsim"),
                     help="rcsim for the metrics (the same for every arm)")
     args = ap.parse_args()
@@ -120,7 +129,7 @@ def main():
                 env = dict(os.environ, GST_PLUGIN_PATH=os.pathsep.join(
                     [pdir] + ([extra] if extra else [])))
                 d = tempfile.mkdtemp(prefix="kbab-")
-                res, why = real_run(KBENCH, path, ctrl, k + 1, args.rcsim, env, d,
+                res, why = real_run(RUNNERS[args.runner], path, ctrl, k + 1, args.rcsim, env, d,
                                     argv_extra)
                 if res is not None:
                     res["shared_share"] = shared_share(d, res)
@@ -141,7 +150,7 @@ def main():
                       + f" (goodput kbit/s {rates})",
                       file=sys.stderr, flush=True)
 
-    print(f"kbench, {args.runs} interleaved run(s) per arm, controller {args.controller}; "
+    print(f"{args.runner}, {args.runs} interleaved run(s) per arm, controller {args.controller}; "
           f"{labels[0]} = {arms[0][2]}, {labels[1]} = {arms[1][2]}\n")
     print("| case | arm | utilization (runs) | qdelay mean ms | qdelay p95 ms | media loss "
           "| frame latency p50 / p95 ms | target within ±10 % of its mean (10 s to the first change) "
