@@ -202,7 +202,7 @@ base_at (RcOwd * o, GstClockTime t, guint size)
     }
   }
   if (!o->size_base || lo_full == G_MAXINT64 || lo_full <= lo ||
-      SIZE_BASE_SHORT * lo_size > lo_full_size)
+      lo_full_size <= lo_size || SIZE_BASE_SHORT * lo_size > lo_full_size)
     return lo;
   x = (gdouble) (CLAMP (size, lo_size, lo_full_size) - lo_size) /
       (lo_full_size - lo_size);
