@@ -101,6 +101,13 @@ bucket_at (RcOwd * o, guint i)
   return &o->b[(o->head + i) % RC_OWD_BUCKETS];
 }
 
+/* Whether the bucket's full-size minimum is of the current size class. */
+static gboolean
+full_is_current (const RcOwd * o, const RcOwdBucket * b)
+{
+  return b->full_size > 0 && 10 * b->full_size >= FULL_TENTHS * o->max_size;
+}
+
 /* The bucket with the lowest full-size minimum among complete buckets
  * [from, to) whose full size is the current one, or NULL. */
 static RcOwdBucket *
@@ -111,7 +118,7 @@ lowest_full (RcOwd * o, guint from, guint to)
 
   for (i = from; i < to; i++) {
     RcOwdBucket *b = bucket_at (o, i);
-    if (b->full_size == 0 || 10 * b->full_size < FULL_TENTHS * o->max_size)
+    if (!full_is_current (o, b))
       continue;
     if (lo == NULL || b->min_full < lo->min_full)
       lo = b;
@@ -192,8 +199,7 @@ base_at (RcOwd * o, GstClockTime t, guint size)
       lo = c;
       lo_size = b->min_size;
     }
-    if (!o->size_base || b->full_size == 0 ||
-        10 * b->full_size < FULL_TENTHS * o->max_size)
+    if (!o->size_base || !full_is_current (o, b))
       continue;
     c = carried (o, b, b->min_full, t);
     if (c < lo_full) {
@@ -255,9 +261,7 @@ rc_owd_sample (RcOwd * o, GstClockTime send_ts, GstClockTime recv_ts,
   }
   /* a bucket whose full size was a smaller class (a start sends short
    * frames first) takes the current class's first packet */
-  if (full && (cur->full_size == 0 ||
-          10 * cur->full_size < FULL_TENTHS * o->max_size ||
-          raw < cur->min_full)) {
+  if (full && (!full_is_current (o, cur) || raw < cur->min_full)) {
     cur->min_full = raw;
     cur->min_full_size = size;
     cur->full_size = MAX (o->max_size, 1);
