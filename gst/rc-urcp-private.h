@@ -47,6 +47,11 @@ GST_DEBUG_CATEGORY_EXTERN (rc_urcp_debug);
  * climbing without bound while the encoder is idle. */
 #define URCP_APP_LIMIT_FACTOR 1.5
 
+/* Eq. 16's R^MAX in the delay instance is (1 - this) R^MAX, so eq. 19's
+ * operating point at delta^AVE = delta^MIN is that share of R^MAX (why:
+ * rc-urcp.c). */
+#define URCP_DELAY_HEADROOM 0.05
+
 /* The low-rate phase lasts at least this long (vtum sets its own). */
 #define URCP_LOW_MIN_TIME (1 * GST_SECOND)
 

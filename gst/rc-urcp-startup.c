@@ -66,6 +66,20 @@
 /* After the ramp, restart at 85 % of what the receiver got, so the queue the
  * ramp built drains instead of standing. */
 #define RAMP_EXIT_DRAIN 0.85
+/* A probe ramp that ended at the bottleneck's rate its packet pairs read
+ * (rc-urcp-probe.c, PAIRS_SQUEEZED) stopped before its delay test saw a
+ * queue, and the encoder, which follows a new target 0.1-0.3 s late
+ * (SOURCE_RESPONSE, rc-urcp.c), had not reached that rate yet: there is
+ * little to drain. It restarts at eq. 19's operating point for
+ * delta^AVE = delta^MIN, (1 - URCP_DELAY_HEADROOM) R^MAX, not at 85 %:
+ * near that point eq. 18 closes the gap with a time constant of about
+ * 2 M loop delays (60 s on a 50 ms path), and from 85 % the goodput stayed
+ * under 90 % of the link for 15-20 s after a capacity rise. rcsim, 8
+ * seeds: capacity-step-up 82.9 -> 85.4 %, RFC 8867 5.1 89.6 -> 92.0 %
+ * (re-convergence missed after 16 of 24 changes -> 8), 5.3 87.8 ->
+ * 88.8 %, p95 +1-4 ms; kernel bench +2.0 points on both of the first two
+ * (docs/results.md, 2026-11-29, seventeenth session). */
+#define RAMP_CEILING_RESTART (1 - URCP_DELAY_HEADROOM)
 /* The low phase learns the path's noise, so it must run at a rate the path
  * carries: the paper's "low rate" takes that for granted. A start rate
  * above the capacity (300 kbit/s, urcpsender's default, on a 150 kbit/s
@@ -238,10 +252,10 @@ ramp_pairs_bps (Urcp * u, GstClockTime now)
 
 /* The end of start-up: R^MAX and delta^MIN are known; eq. 13 sets k0. */
 static void
-enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
-    const gchar * reason)
+enter_steady_at (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
+    gdouble restart, const gchar * reason)
 {
-  gdouble r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
+  gdouble r0 = rc_urcp_clamp_rate (u, rmax * restart);
 
   if (u->phase == URCP_STARTUP_RAMP && u->adapt && !u->vtum) {
     /* A ramp that reached max-bitrate: what its newest packets delivered
@@ -264,7 +278,7 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
           "what arrived, %.0f from the squeezed packet pairs (0: none)",
           u->parent.info->name, rmax, pairs);
       rmax = MAX (rmax, MIN (pairs, u->rate));
-      r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
+      r0 = rc_urcp_clamp_rate (u, rmax * restart);
     }
     /* The steady state's frame pairs, and the delivery rate read from
      * them, start empty, as before start-up kept any. */
@@ -283,7 +297,7 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
      * 14 packets, some from before its queue formed, 383 (capacity-step-up,
      * 2026-11-28). */
     rmax = MAX (rmax, u->ramp_rmax_floor);
-    r0 = rc_urcp_clamp_rate (u, rmax * RAMP_EXIT_DRAIN);
+    r0 = rc_urcp_clamp_rate (u, rmax * restart);
   }
   u->delay.rmax = u->loss.rmax = rmax;
   u->delay.sig_min = MAX (delta_min, rc_urcp_delta_floor (u));
@@ -298,6 +312,15 @@ enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
   GST_DEBUG ("%s: %s: R^MAX %.0f bit/s, delta^MIN %.2f ms, k0 %.0f bits, "
       "restart at %.0f bit/s", u->parent.info->name, reason, rmax,
       u->delay.sig_min * 1000, u->delay.k0, r0);
+}
+
+/* The end of a ramp that may have left a queue: restart at RAMP_EXIT_DRAIN
+ * of R^MAX. */
+static void
+enter_steady (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
+    const gchar * reason)
+{
+  enter_steady_at (u, rmax, delta_min, now, RAMP_EXIT_DRAIN, reason);
 }
 
 /* The probe ramp (rc-urcp-probe.c says when): the start-up ramp again from
@@ -751,9 +774,9 @@ rc_urcp_startup_step (Urcp * u, gdouble mean_delta, guint n_recv,
   if (u->phase == URCP_PROBE_RAMP)
     ceiling = rc_urcp_ramp_ceiling (u, u->phase_start);
   if (ceiling > 0 && u->rate >= ceiling) {
-    enter_steady (u, ceiling, u->delay.sig_min, now,
-        "probe ended: the rate reached the bottleneck's rate that its "
-        "packet pairs read");
+    enter_steady_at (u, ceiling, u->delay.sig_min, now,
+        RAMP_CEILING_RESTART, "probe ended: the rate reached the "
+        "bottleneck's rate that its packet pairs read");
     return;
   }
   {

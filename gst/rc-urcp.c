@@ -83,8 +83,8 @@ GST_DEBUG_CATEGORY (rc_urcp_debug);
  * source is fluid. Three interleaved runs with and without: kernel-1mbps
  * mean 19.0 -> 16.3 ms, p95 72.8 -> 56.6 ms at 92 % either way; RFC 8867
  * 5.1 75.3 -> 72.6 % (within the runs' spread); rcsim loses 0.5-4 points
- * of utilization (noisy-wifi the most). */
-#define DELAY_HEADROOM 0.05
+ * of utilization (noisy-wifi the most). URCP_DELAY_HEADROOM is in
+ * rc-urcp-private.h: the probe ramp's restart uses it too. */
 
 /* Eq. 16's beta (delta^AVE - delta^MIN), in the delay instance, at most
  * EXCESS_MAX_DELTAS delta^MIN, while none of our packets was reported lost
@@ -372,7 +372,8 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
   if (u->adapt && !u->capped) {
     gdouble rave = MAX (in->rave, (gdouble) u->parent.limits.min_bps);
     gdouble rmax = MAX (in->rmax, rave);
-    gdouble rmax16 = in == &u->delay ? (1 - DELAY_HEADROOM) * rmax : rmax;
+    gdouble rmax16 = in == &u->delay ?
+        (1 - URCP_DELAY_HEADROOM) * rmax : rmax;
     gboolean loss_free = !GST_CLOCK_TIME_IS_VALID (u->last_loss) ||
         u->last_update >= u->last_loss + EXCESS_LOSS_FREE;
     gdouble sig_min = in->sig_min, excess, target;
@@ -383,7 +384,8 @@ instance_update_rate (Urcp * u, UrcpInstance * in, gdouble sig, gdouble dt,
     } else {
       excess = in->sig_ave - sig_min;
     }
-    /* eq. 16 (with DELAY_HEADROOM, SELF_QUEUE_LOAD and EXCESS_MAX_DELTAS) */
+    /* eq. 16 (with URCP_DELAY_HEADROOM, SELF_QUEUE_LOAD and
+     * EXCESS_MAX_DELTAS) */
     target = sqrt (rmax16 / rave) * sig_min + u->beta * excess;
     in->k0 = MAX (target, 0) * rave;
     /* eq. 17, with the loop's delay for RTT_min (SOURCE_RESPONSE) */
