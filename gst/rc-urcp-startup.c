@@ -250,7 +250,8 @@ ramp_pairs_bps (Urcp * u, GstClockTime now)
           now > span ? now - span : 0));
 }
 
-/* The end of start-up: R^MAX and delta^MIN are known; eq. 13 sets k0. */
+/* The end of start-up: R^MAX and delta^MIN are known; eq. 13 sets k0. The
+ * rate restarts at `restart` times R^MAX. */
 static void
 enter_steady_at (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
     gdouble restart, const gchar * reason)
