@@ -256,7 +256,7 @@ static void
 enter_steady_at (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
     gdouble restart, const gchar * reason)
 {
-  gdouble r0 = rc_urcp_clamp_rate (u, rmax * restart);
+  gdouble r0;
 
   if (u->phase == URCP_STARTUP_RAMP && u->adapt && !u->vtum) {
     /* A ramp that reached max-bitrate: what its newest packets delivered
@@ -279,7 +279,6 @@ enter_steady_at (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
           "what arrived, %.0f from the squeezed packet pairs (0: none)",
           u->parent.info->name, rmax, pairs);
       rmax = MAX (rmax, MIN (pairs, u->rate));
-      r0 = rc_urcp_clamp_rate (u, rmax * restart);
     }
     /* The steady state's frame pairs, and the delivery rate read from
      * them, start empty, as before start-up kept any. */
@@ -298,8 +297,8 @@ enter_steady_at (Urcp * u, gdouble rmax, gdouble delta_min, GstClockTime now,
      * 14 packets, some from before its queue formed, 383 (capacity-step-up,
      * 2026-11-28). */
     rmax = MAX (rmax, u->ramp_rmax_floor);
-    r0 = rc_urcp_clamp_rate (u, rmax * restart);
   }
+  r0 = rc_urcp_clamp_rate (u, rmax * restart);
   u->delay.rmax = u->loss.rmax = rmax;
   u->delay.sig_min = MAX (delta_min, rc_urcp_delta_floor (u));
   u->loss.sig_min = rc_urcp_loss_noise (u);
